@@ -1,0 +1,32 @@
+#!/bin/bash
+# Installs, from Debian 12's packages, everything slurm-dist needs to build,
+# to run its tests and to bring up the local test cluster. Run as root.
+set -euo pipefail
+
+packages=(
+	# build
+	cmake gcc make pkg-config
+	libslurm-dev libpmix-dev libhwloc-dev libibverbs-dev libcmocka-dev libjansson-dev
+	# local test cluster
+	slurm-wlm slurmctld slurmd slurm-client munge iproute2 util-linux procps
+	# real clients used by the integration tests
+	python3 python3-torch python3-numpy python3-mpi4py openmpi-bin libopenmpi-dev
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: error: run as root (it calls apt-get)" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "install-deps: all packages already installed"
+	exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

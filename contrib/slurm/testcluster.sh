@@ -1,0 +1,412 @@
+#!/bin/bash
+# testcluster.sh — a real multi-node Slurm 22.05 cluster on one machine, for the
+# integration tests of slurm-dist.
+#
+#   testcluster.sh up       build everything, start munged, slurmctld and N slurmd
+#   testcluster.sh down     stop what `up` started and remove its namespaces and links
+#   testcluster.sh status   sinfo (and squeue) of the test cluster
+#   testcluster.sh env      `export` lines for: eval "$(testcluster.sh env)"
+#
+# Topology: a bridge tcbr0 (10.77.0.254/24) in the host network namespace where
+# slurmctld and the clients (srun, sbatch) run; one network namespace per node
+# tcnK (10.77.0.K/24) with an interface name that differs between nodes and a
+# docker0 bridge whose address (172.17.0.1/16) is the same on every node. Node
+# names do not resolve. Together these catch the classic master-address mistakes
+# (hostname lookups, loopback, "first interface", docker0).
+#
+# Needs root, iproute2, util-linux (nsenter, unshare), munge and Slurm 22.05
+# (contrib/install-deps.sh). No systemd and no cgroups are needed.
+set -euo pipefail
+
+TC_DIR=${TC_DIR:-/var/lib/slurm-dist-tc}
+TC_NODES=${TC_NODES:-3}
+TC_PLUGIN=${TC_PLUGIN:-}
+TC_PLUGIN_ARGS=${TC_PLUGIN_ARGS:-}
+TC_TIMEOUT=${TC_TIMEOUT:-60}
+
+readonly BRIDGE=tcbr0
+readonly NET=10.77.0
+readonly CTL_ADDR=$NET.254
+readonly CTL_HOST=tcctl
+readonly NETNS_PREFIX=tc-
+# Interface names of the node end of each veth, cycled over the nodes: real
+# sites do not all call their NIC eth0.
+readonly IFNAMES=(eth0 ens5 enp1s0)
+readonly MUNGE_SOCKET=/run/munge/munge.socket.2
+readonly MUNGE_PIDFILE=/run/munge/munged.pid
+
+CONF=$TC_DIR/slurm.conf
+RUN=$TC_DIR/run
+
+log() { echo "testcluster: $*" >&2; }
+die() {
+	log "error: $*"
+	exit 1
+}
+
+node_name() { echo "tcn$1"; }
+node_ifname() { echo "${IFNAMES[$((($1 - 1) % ${#IFNAMES[@]}))]}"; }
+
+check_config() {
+	[ "$(id -u)" -eq 0 ] || die "must run as root (namespaces, bridge, daemons)"
+	case $TC_DIR in
+	/*) ;;
+	*) die "TC_DIR must be an absolute path: $TC_DIR" ;;
+	esac
+	# Node namespaces get a private /tmp: anything under /tmp would not be the
+	# same file on every node.
+	case $TC_DIR/ in
+	/tmp/*) die "TC_DIR must not be under /tmp (each node has its own /tmp): $TC_DIR" ;;
+	esac
+	if ! [[ $TC_NODES =~ ^[0-9]+$ ]] || [ "$TC_NODES" -lt 1 ] || [ "$TC_NODES" -gt 200 ]; then
+		die "TC_NODES must be a number between 1 and 200: $TC_NODES"
+	fi
+	if [ -n "$TC_PLUGIN" ] && [ ! -f "$TC_PLUGIN" ]; then
+		die "TC_PLUGIN is not a file: $TC_PLUGIN"
+	fi
+	local tool
+	for tool in ip nsenter unshare mknod munged slurmctld slurmd sinfo timeout; do
+		command -v "$tool" >/dev/null || die "$tool not found (run contrib/install-deps.sh)"
+	done
+}
+
+# --- teardown ---------------------------------------------------------------
+
+# Processes whose pid is in $1 (when it is still alive).
+pid_from_file() {
+	local pid
+	[ -f "$1" ] || return 0
+	pid=$(cat "$1" 2>/dev/null) || return 0
+	[[ $pid =~ ^[0-9]+$ ]] && [ -d "/proc/$pid" ] && echo "$pid"
+	return 0
+}
+
+# Sends TERM to the given pids, waits up to 10 s, then KILLs the survivors.
+stop_pids() {
+	local pid alive i
+	[ "$#" -gt 0 ] || return 0
+	kill -TERM "$@" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		alive=0
+		for pid in "$@"; do
+			[ -d "/proc/$pid" ] && alive=1
+		done
+		[ "$alive" -eq 0 ] && return 0
+		sleep 0.2
+	done
+	kill -KILL "$@" 2>/dev/null || true
+	sleep 0.2
+}
+
+# slurmctld of this cluster: its pid file, and any process started with our
+# slurm.conf (a stale pid file must not leave one behind).
+ctld_pids() {
+	local p cmd
+	pid_from_file "$RUN/slurmctld.pid"
+	for p in /proc/[0-9]*; do
+		cmd=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
+		case $cmd in
+		*slurmctld*" -f $CONF "*) echo "${p#/proc/}" ;;
+		esac
+	done
+}
+
+do_down() {
+	local ns link
+
+	# Everything inside a node's network namespace is ours: slurmd, slurmstepd and
+	# the tasks of jobs still running.
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		case $ns in
+		"${NETNS_PREFIX}"tcn*) ;;
+		*) continue ;;
+		esac
+		# shellcheck disable=SC2046 # one pid per word
+		stop_pids $(timeout 10 ip netns pids "$ns" 2>/dev/null || true)
+		timeout 10 ip netns del "$ns" 2>/dev/null || true
+	done
+
+	# shellcheck disable=SC2046
+	stop_pids $(ctld_pids | sort -u)
+
+	# Host ends of the veths vanish with their namespace; remove any left over.
+	for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+		case $link in
+		tcv[0-9]*) ip link del "$link" 2>/dev/null || true ;;
+		esac
+	done
+	ip link del "$BRIDGE" 2>/dev/null || true
+
+	# munged only if this script started it.
+	if [ -f "$RUN/munged.ours" ]; then
+		# shellcheck disable=SC2046
+		stop_pids $(pid_from_file "$RUN/munged.ours")
+		rm -f "$RUN/munged.ours"
+	fi
+
+	# The /tmp bind mounts live in the nodes' private mount namespaces and are
+	# gone with them; unmount anything that leaked into the host under TC_DIR.
+	if [ -d "$TC_DIR" ]; then
+		local m
+		awk -v d="$TC_DIR/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo | sort -r |
+			while read -r m; do
+				timeout 10 umount -l "$m" 2>/dev/null || true
+			done
+	fi
+	rm -f "$RUN"/slurmctld.pid "$RUN"/slurmd.*.pid
+}
+
+# --- setup ------------------------------------------------------------------
+
+write_configs() {
+	local k n
+	mkdir -p "$TC_DIR" "$RUN" "$TC_DIR/log" "$TC_DIR/state" "$TC_DIR/spool" "$TC_DIR/tmp" "$TC_DIR/dev"
+	# Fresh state every time: job ids restart and no node remembers being DOWN.
+	rm -rf "${TC_DIR:?}/state/"* "${TC_DIR:?}/spool/"* "${TC_DIR:?}/log/"*
+
+	{
+		echo "# Written by contrib/slurm/testcluster.sh; overwritten by every 'up'."
+		echo "ClusterName=tc"
+		echo "SlurmctldHost=$CTL_HOST($CTL_ADDR)"
+		echo "AuthType=auth/munge"
+		echo "CryptoType=crypto/munge"
+		echo "SlurmUser=root"
+		echo "SlurmdUser=root"
+		echo "SlurmctldPort=6817"
+		echo "SlurmdPort=6818"
+		# srun listens here for slurmd/slurmstepd callbacks (I/O, PMI); away
+		# from the ephemeral range and from ports the tests use (29500-29600).
+		echo "SrunPortRange=60001-63000"
+		echo "StateSaveLocation=$TC_DIR/state"
+		echo "SlurmdSpoolDir=$TC_DIR/spool/%n"
+		echo "SlurmctldPidFile=$RUN/slurmctld.pid"
+		echo "SlurmdPidFile=$RUN/slurmd.%n.pid"
+		echo "SlurmctldLogFile=$TC_DIR/log/slurmctld.log"
+		echo "SlurmdLogFile=$TC_DIR/log/slurmd.%n.log"
+		echo "SlurmctldDebug=info"
+		echo "SlurmdDebug=info"
+		echo "PlugStackConfig=$TC_DIR/plugstack.conf"
+		# No cgroups on this machine (and none needed).
+		echo "ProctrackType=proctrack/linuxproc"
+		echo "TaskPlugin=task/none"
+		echo "JobAcctGatherType=jobacct_gather/none"
+		echo "AccountingStorageType=accounting_storage/none"
+		echo "JobCompType=jobcomp/none"
+		# Tests ask for --mpi=pmix explicitly; the plain path must work too.
+		echo "MpiDefault=none"
+		echo "SelectType=select/cons_tres"
+		echo "SelectTypeParameters=CR_Core"
+		# Nodes claim 8 CPUs and 4 GPUs on a 2-core machine without any.
+		echo "SlurmdParameters=config_overrides"
+		echo "GresTypes=gpu"
+		echo "ReturnToService=2"
+		echo "MailProg=/bin/true"
+		# Short timeouts: a broken test must fail fast, not hang the suite.
+		echo "SlurmdTimeout=30"
+		echo "SlurmctldTimeout=30"
+		echo "MessageTimeout=10"
+		echo "KillWait=5"
+		echo "InactiveLimit=0"
+		echo "MinJobAge=30"
+		echo "UnkillableStepTimeout=30"
+		echo "SchedulerType=sched/backfill"
+		for ((k = 1; k <= TC_NODES; k++)); do
+			echo "NodeName=$(node_name "$k") NodeAddr=$NET.$k CPUs=8 Boards=1 SocketsPerBoard=1" \
+				"CoresPerSocket=8 ThreadsPerCore=1 RealMemory=2000 Gres=gpu:4 State=UNKNOWN"
+		done
+		echo "PartitionName=debug Nodes=tcn[1-$TC_NODES] Default=YES MaxTime=INFINITE OverSubscribe=NO State=UP"
+	} >"$CONF.new"
+	mv "$CONF.new" "$CONF"
+
+	{
+		echo "# Written by contrib/slurm/testcluster.sh."
+		for ((k = 1; k <= TC_NODES; k++)); do
+			echo "NodeName=$(node_name "$k") Name=gpu File=$TC_DIR/dev/$(node_name "$k")/gpu[0-3]"
+		done
+	} >"$TC_DIR/gres.conf"
+
+	if [ -n "$TC_PLUGIN" ]; then
+		echo "required $TC_PLUGIN $TC_PLUGIN_ARGS" >"$TC_DIR/plugstack.conf"
+	else
+		: >"$TC_DIR/plugstack.conf"
+	fi
+
+	# Fake GPUs: Slurm refuses regular files in gres.conf, so make character
+	# devices (the same major/minor as /dev/null).
+	for ((k = 1; k <= TC_NODES; k++)); do
+		n=$(node_name "$k")
+		mkdir -p "$TC_DIR/dev/$n" "$TC_DIR/spool/$n" "$TC_DIR/tmp/$n"
+		chmod 1777 "$TC_DIR/tmp/$n"
+		local g
+		for g in 0 1 2 3; do
+			[ -c "$TC_DIR/dev/$n/gpu$g" ] || {
+				rm -f "$TC_DIR/dev/$n/gpu$g"
+				mknod -m 666 "$TC_DIR/dev/$n/gpu$g" c 1 3
+			}
+		done
+	done
+}
+
+munge_works() {
+	timeout 5 munge -n 2>/dev/null | timeout 5 unmunge >/dev/null 2>&1
+}
+
+start_munge() {
+	if [ ! -s /etc/munge/munge.key ]; then
+		log "creating /etc/munge/munge.key"
+		mkdir -p /etc/munge
+		if command -v mungekey >/dev/null; then
+			mungekey --create --keyfile=/etc/munge/munge.key
+		else
+			dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none
+		fi
+	fi
+	chown munge:munge /etc/munge /etc/munge/munge.key
+	chmod 0700 /etc/munge
+	chmod 0400 /etc/munge/munge.key
+	mkdir -p /run/munge /var/lib/munge /var/log/munge
+	chown munge:munge /run/munge /var/lib/munge /var/log/munge
+	chmod 0755 /run/munge
+
+	if [ -S "$MUNGE_SOCKET" ] && munge_works; then
+		return 0
+	fi
+	log "starting munged"
+	# munged daemonizes itself; run it as the munge user like the packaged unit.
+	timeout 20 runuser -u munge -- munged ||
+		die "munged failed to start (see /var/log/munge/munged.log)"
+	local i
+	for ((i = 0; i < 50; i++)); do
+		munge_works && break
+		sleep 0.2
+	done
+	munge_works || die "munged does not answer on $MUNGE_SOCKET"
+	pid_from_file "$MUNGE_PIDFILE" >"$RUN/munged.ours"
+}
+
+setup_network() {
+	local k n ns ifname
+	ip link add "$BRIDGE" type bridge
+	ip addr add "$CTL_ADDR/24" dev "$BRIDGE"
+	ip link set "$BRIDGE" up
+	for ((k = 1; k <= TC_NODES; k++)); do
+		n=$(node_name "$k")
+		ns=$NETNS_PREFIX$n
+		ifname=$(node_ifname "$k")
+		ip netns add "$ns"
+		# Create the pair with a temporary name in the host (which may already
+		# have an eth0), then move and rename the node end.
+		ip link add "tcv$k" type veth peer name "tcp$k"
+		ip link set "tcv$k" master "$BRIDGE" up
+		ip link set "tcp$k" netns "$ns"
+		ip -n "$ns" link set "tcp$k" name "$ifname"
+		ip -n "$ns" addr add "$NET.$k/24" dev "$ifname"
+		ip -n "$ns" link set lo up
+		ip -n "$ns" link set "$ifname" up
+		ip -n "$ns" route add default via "$CTL_ADDR"
+		# Like a docker host: same address on every node, must never be chosen.
+		ip -n "$ns" link add docker0 type bridge
+		ip -n "$ns" addr add 172.17.0.1/16 dev docker0
+		ip -n "$ns" link set docker0 up
+	done
+}
+
+start_slurmctld() {
+	log "starting slurmctld ($CTL_HOST, $CTL_ADDR)"
+	# slurmctld refuses to run unless its hostname matches SlurmctldHost: give
+	# it its own UTS namespace. It daemonizes and writes SlurmctldPidFile.
+	# shellcheck disable=SC2016 # $1, $2 are the inner shell's arguments
+	timeout 30 unshare --uts -- /bin/sh -c 'hostname "$1" && exec slurmctld -f "$2"' \
+		sh "$CTL_HOST" "$CONF" ||
+		die "slurmctld failed to start; see $TC_DIR/log/slurmctld.log"
+}
+
+start_slurmd() {
+	local k=$1 n ns
+	n=$(node_name "$k")
+	ns=$NETNS_PREFIX$n
+	# nsenter, not `ip netns exec`: the latter remounts /sys and slurmd then
+	# finds no /sys/fs/cgroup. Own UTS namespace (hostname = node name) and own
+	# mount namespace with a private /tmp (PMIx's files in /tmp would collide
+	# between nodes); private propagation keeps the mount out of the host.
+	# shellcheck disable=SC2016 # $1..$3 are the inner shell's arguments
+	timeout 30 nsenter --net="/var/run/netns/$ns" -- \
+		unshare --uts --mount --propagation private -- \
+		/bin/sh -c 'hostname "$1" && mount --bind "$2" /tmp && exec slurmd -N "$1" -f "$3"' \
+		sh "$n" "$TC_DIR/tmp/$n" "$CONF" ||
+		die "slurmd $n failed to start; see $TC_DIR/log/slurmd.$n.log"
+}
+
+show_logs() {
+	local f
+	for f in "$TC_DIR"/log/*.log; do
+		[ -f "$f" ] || continue
+		echo "==> $f <==" >&2
+		tail -n 15 "$f" >&2
+	done
+}
+
+wait_idle() {
+	local deadline states bad
+	deadline=$((SECONDS + TC_TIMEOUT))
+	while :; do
+		states=$(SLURM_CONF=$CONF timeout 10 sinfo -h -N -p debug -o '%N %t' 2>/dev/null || true)
+		bad=$(echo "$states" | awk 'NF == 2 && $2 != "idle"' | wc -l)
+		if [ -n "$states" ] && [ "$bad" -eq 0 ] &&
+			[ "$(echo "$states" | awk 'NF == 2' | wc -l)" -eq "$TC_NODES" ]; then
+			return 0
+		fi
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			log "error: nodes not idle after ${TC_TIMEOUT}s:"
+			echo "${states:-(sinfo gave no answer)}" >&2
+			show_logs
+			return 1
+		fi
+		sleep 1
+	done
+}
+
+do_up() {
+	check_config
+	do_down >/dev/null 2>&1 || true
+	write_configs
+	start_munge
+	setup_network
+	start_slurmctld
+	local k
+	for ((k = 1; k <= TC_NODES; k++)); do
+		start_slurmd "$k"
+	done
+	if ! wait_idle; then
+		exit 1
+	fi
+	log "up: $TC_NODES nodes idle; eval \"\$($0 env)\" to use it"
+}
+
+do_env() {
+	printf 'export SLURM_CONF=%q\n' "$CONF"
+	printf 'export TC_DIR=%q\n' "$TC_DIR"
+	printf 'export TC_NODES=%q\n' "$TC_NODES"
+}
+
+do_status() {
+	SLURM_CONF=$CONF timeout 10 sinfo -N -l || die "no answer from slurmctld"
+	SLURM_CONF=$CONF timeout 10 squeue || true
+}
+
+usage() {
+	echo "usage: $0 up|down|status|env" >&2
+	exit 2
+}
+
+[ "$#" -eq 1 ] || usage
+case $1 in
+up) do_up ;;
+down)
+	[ "$(id -u)" -eq 0 ] || die "must run as root"
+	do_down
+	;;
+status) do_status ;;
+env) do_env ;;
+*) usage ;;
+esac

@@ -1,0 +1,98 @@
+#include "dist_env.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dist_env_init(struct dist_env *env)
+{
+	env->count = 0;
+}
+
+void dist_env_free(struct dist_env *env)
+{
+	for (size_t i = 0; i < env->count; i++) {
+		free(env->vars[i].name);
+		free(env->vars[i].value);
+	}
+	env->count = 0;
+}
+
+static struct dist_env_var *find_var(const struct dist_env *env, const char *name)
+{
+	for (size_t i = 0; i < env->count; i++)
+		if (strcmp(env->vars[i].name, name) == 0)
+			return (struct dist_env_var *)&env->vars[i];
+	return NULL;
+}
+
+int dist_env_set(struct dist_env *env, const char *name, const char *value, struct dist_err *err)
+{
+	struct dist_env_var *var = find_var(env, name);
+	char *copy = strdup(value);
+
+	if (!copy)
+		return dist_err_set(err, "out of memory");
+	if (var) {
+		free(var->value);
+		var->value = copy;
+		return 0;
+	}
+	if (env->count == DIST_ENV_MAX) {
+		free(copy);
+		return dist_err_set(err, "too many variables (limit %d)", DIST_ENV_MAX);
+	}
+	var = &env->vars[env->count];
+	var->name = strdup(name);
+	if (!var->name) {
+		free(copy);
+		return dist_err_set(err, "out of memory");
+	}
+	var->value = copy;
+	env->count++;
+	return 0;
+}
+
+int dist_env_setf(struct dist_env *env, struct dist_err *err, const char *name, const char *fmt,
+                  ...)
+{
+	char value[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(value))
+		return dist_err_set(err, "value of %s is too long", name);
+	return dist_env_set(env, name, value, err);
+}
+
+const char *dist_env_get(const struct dist_env *env, const char *name)
+{
+	const struct dist_env_var *var = find_var(env, name);
+
+	return var ? var->value : NULL;
+}
+
+int dist_env_export(const struct dist_env *env, struct dist_err *err)
+{
+	for (size_t i = 0; i < env->count; i++)
+		if (setenv(env->vars[i].name, env->vars[i].value, 0) != 0)
+			return dist_err_set(err, "cannot set %s: %s", env->vars[i].name,
+			                    strerror(errno));
+	return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(((const struct dist_env_var *)a)->name,
+	              ((const struct dist_env_var *)b)->name);
+}
+
+void dist_env_sort(struct dist_env *env)
+{
+	qsort(env->vars, env->count, sizeof(env->vars[0]), compare_names);
+}

@@ -1,0 +1,40 @@
+/* The environment a mode wants its tasks to see, and how it is merged with
+ * what the user already exported: a variable the user set always wins. */
+#ifndef DIST_ENV_H
+#define DIST_ENV_H
+
+#include <stddef.h>
+
+#include "dist_err.h"
+
+#define DIST_ENV_MAX 64
+
+struct dist_env_var {
+	char *name;
+	char *value;
+};
+
+struct dist_env {
+	struct dist_env_var vars[DIST_ENV_MAX];
+	size_t count;
+};
+
+void dist_env_init(struct dist_env *env);
+void dist_env_free(struct dist_env *env);
+
+/* Sets (or replaces) NAME=VALUE. */
+int dist_env_set(struct dist_env *env, const char *name, const char *value, struct dist_err *err);
+int dist_env_setf(struct dist_env *env, struct dist_err *err, const char *name, const char *fmt,
+                  ...) __attribute__((format(printf, 4, 5)));
+
+/* Value of NAME, or NULL. */
+const char *dist_env_get(const struct dist_env *env, const char *name);
+
+/* Exports every variable the process environment does not already have
+ * (setenv without overwrite): the user's own values take precedence. */
+int dist_env_export(const struct dist_env *env, struct dist_err *err);
+
+/* Sorts by name: stable output for golden files and --explain. */
+void dist_env_sort(struct dist_env *env);
+
+#endif

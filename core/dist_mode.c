@@ -1,0 +1,53 @@
+#include "dist_mode.h"
+
+#include <string.h>
+
+static const struct dist_mode *const modes[] = {
+        &dist_mode_ddp,
+};
+
+/* Modes that later releases add; named so the message can say so. */
+static const char *const planned_modes[] = {"mpi", "ps", "ascend"};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+enum dist_mode_status dist_mode_lookup(const char *name, const struct dist_mode **mode)
+{
+	if (mode)
+		*mode = NULL;
+	if (!name)
+		return DIST_MODE_UNKNOWN;
+	if (strcmp(name, "none") == 0)
+		return DIST_MODE_OFF;
+	for (size_t i = 0; i < COUNT(modes); i++) {
+		if (strcmp(name, modes[i]->name) == 0) {
+			if (mode)
+				*mode = modes[i];
+			return DIST_MODE_AVAILABLE;
+		}
+	}
+	for (size_t i = 0; i < COUNT(planned_modes); i++)
+		if (strcmp(name, planned_modes[i]) == 0)
+			return DIST_MODE_PLANNED;
+	return DIST_MODE_UNKNOWN;
+}
+
+const char *dist_mode_choices(void)
+{
+	return "none|ddp";
+}
+
+int dist_mode_validate(const char *name, struct dist_err *err)
+{
+	switch (dist_mode_lookup(name, NULL)) {
+	case DIST_MODE_OFF:
+	case DIST_MODE_AVAILABLE:
+		return 0;
+	case DIST_MODE_PLANNED:
+	case DIST_MODE_UNKNOWN:
+		break;
+	}
+	/* Planned and unknown modes get the same message: both are unusable today. */
+	return dist_err_set(err, "invalid --dist-mode '%s': valid modes are %s", name ? name : "",
+	                    dist_mode_choices());
+}

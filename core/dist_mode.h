@@ -1,0 +1,37 @@
+/* One distribution mode: the name users pass to --dist-mode and the contract
+ * (environment) it exports. Adding a mode is a new mode_<name>.c and one
+ * entry in dist_mode.c's table. */
+#ifndef DIST_MODE_H
+#define DIST_MODE_H
+
+#include "dist_env.h"
+#include "dist_err.h"
+#include "dist_world.h"
+
+struct dist_mode {
+	const char *name;
+	const char *summary;
+	/* Fills ENV with the variables this mode's frameworks expect. */
+	int (*build_env)(const struct dist_world *world, struct dist_env *env,
+	                 struct dist_err *err);
+};
+
+/* What a --dist-mode value means. */
+enum dist_mode_status {
+	DIST_MODE_OFF,       /* "none": leave the step alone */
+	DIST_MODE_AVAILABLE, /* implemented */
+	DIST_MODE_PLANNED,   /* a known mode not implemented yet */
+	DIST_MODE_UNKNOWN,
+};
+
+enum dist_mode_status dist_mode_lookup(const char *name, const struct dist_mode **mode);
+
+/* Checks a --dist-mode value; on error ERR says what is valid. */
+int dist_mode_validate(const char *name, struct dist_err *err);
+
+/* "none|ddp": the values --dist-mode accepts today, for help texts. */
+const char *dist_mode_choices(void);
+
+extern const struct dist_mode dist_mode_ddp;
+
+#endif

@@ -1,0 +1,12 @@
+/* Variables through which the SPANK plugin hands a wrapped task to the shim.
+ * The shim clears them before it execs the user's program. */
+#ifndef DIST_PROTOCOL_H
+#define DIST_PROTOCOL_H
+
+#define DIST_SHIM_ENV_MODE       "DIST_SHIM_MODE"
+#define DIST_SHIM_ENV_PORT_RANGE "DIST_SHIM_PORT_RANGE"
+#define DIST_SHIM_ENV_TIMEOUT    "DIST_SHIM_TIMEOUT"
+/* Slurm 22.05 route only: the task's own argv[0], which the shim replaced. */
+#define DIST_SHIM_ENV_ARGV0 "DIST_SHIM_ARGV0"
+
+#endif

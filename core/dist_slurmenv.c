@@ -1,0 +1,68 @@
+#include "dist_slurmenv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int dist_parse_u32(const char *text, uint32_t *value)
+{
+	unsigned long v;
+	char *end;
+
+	if (!text || *text < '0' || *text > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || *end != '\0' || v > UINT32_MAX)
+		return -1;
+	*value = (uint32_t)v;
+	return 0;
+}
+
+/* Parses one "N" or "N(xR)" group at *p, advancing *p past it. */
+static int parse_group(const char **p, unsigned long *count, unsigned long *repeat)
+{
+	char *end;
+
+	if (**p < '0' || **p > '9')
+		return -1;
+	*count = strtoul(*p, &end, 10);
+	*repeat = 1;
+	if (end[0] == '(' && end[1] == 'x') {
+		const char *r = end + 2;
+
+		if (*r < '0' || *r > '9')
+			return -1;
+		*repeat = strtoul(r, &end, 10);
+		if (*end != ')' || *repeat == 0)
+			return -1;
+		end++;
+	}
+	*p = end;
+	return 0;
+}
+
+int dist_tasks_per_node_parse(const char *text, uint32_t *counts, size_t max, size_t *n,
+                              struct dist_err *err)
+{
+	const char *p = text;
+
+	*n = 0;
+	while (p && *p) {
+		unsigned long count, repeat;
+
+		if (parse_group(&p, &count, &repeat) != 0 || count > UINT32_MAX ||
+		    (*p != ',' && *p != '\0'))
+			return dist_err_set(err, "malformed SLURM_STEP_TASKS_PER_NODE '%s'", text);
+		if (repeat > max - *n)
+			return dist_err_set(
+			        err, "SLURM_STEP_TASKS_PER_NODE '%s' lists more than %zu nodes",
+			        text, max);
+		for (unsigned long i = 0; i < repeat; i++)
+			counts[(*n)++] = (uint32_t)count;
+		if (*p == ',' && *++p == '\0')
+			return dist_err_set(err, "malformed SLURM_STEP_TASKS_PER_NODE '%s'", text);
+	}
+	if (*n == 0)
+		return dist_err_set(err, "empty SLURM_STEP_TASKS_PER_NODE");
+	return 0;
+}

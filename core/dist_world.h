@@ -1,0 +1,25 @@
+/* The rank/peer model every mode works from: who this task is, where the
+ * master is, and how this node reaches it. Filled by the shim from PMIx or
+ * Slurm's environment; built by hand in tests. */
+#ifndef DIST_WORLD_H
+#define DIST_WORLD_H
+
+#include <stdint.h>
+
+#define DIST_IFNAME_MAX 16 /* IFNAMSIZ */
+#define DIST_ADDR_MAX   64 /* a numeric IPv4 address or a host name */
+
+struct dist_world {
+	uint32_t rank;       /* global rank, 0..size-1 */
+	uint32_t size;       /* tasks in the step */
+	uint32_t local_rank; /* rank among the tasks of this node */
+	uint32_t local_size; /* tasks on this node */
+	uint32_t node_rank;  /* index of this node, 0..nnodes-1; rank 0's node is 0 */
+	uint32_t nnodes;     /* nodes in the step */
+	char master_addr[DIST_ADDR_MAX];
+	uint16_t master_port;
+	/* Local interface that reaches master_addr; empty when unknown. */
+	char master_ifname[DIST_IFNAME_MAX];
+};
+
+#endif

@@ -1,0 +1,132 @@
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_mode.h"
+#include "dist_port.h"
+#include "dist_slurmenv.h"
+
+void cli_usage(void)
+{
+	printf("Usage: dist-shim [--mode MODE] [--port-range LO-HI] [--timeout SECONDS] -- "
+	       "PROGRAM [ARGS...]\n"
+	       "\n"
+	       "Sets up the environment a distributed training framework expects for this task\n"
+	       "of a Slurm step (or of any PMIx launch), then execs PROGRAM.\n"
+	       "\n"
+	       "  -m, --mode MODE          %s (default: $" DIST_SHIM_ENV_MODE ")\n"
+	       "  -p, --port-range LO-HI   where MASTER_PORT is chosen (default %s)\n"
+	       "  -t, --timeout SECONDS    bound on waiting for the step's other tasks (default "
+	       "%d)\n"
+	       "  -h, --help               this text\n"
+	       "  -V, --version            version\n"
+	       "\n"
+	       "Variables you export yourself (MASTER_PORT, GLOO_SOCKET_IFNAME...) are kept.\n"
+	       "See dist-shim(1).\n",
+	       dist_mode_choices(), DIST_PORT_RANGE_DEFAULT, SHIM_TIMEOUT_DEFAULT);
+}
+
+static int parse_timeout(const char *text, unsigned *timeout_s, struct dist_err *err)
+{
+	uint32_t v;
+
+	if (dist_parse_u32(text, &v) != 0 || v == 0 || v > 86400)
+		return dist_err_set(err, "invalid timeout '%s': expected seconds, 1 to 86400",
+		                    text);
+	*timeout_s = v;
+	return 0;
+}
+
+static void defaults_from_env(struct cli *cli)
+{
+	cli->action = CLI_RUN;
+	cli->mode = getenv(DIST_SHIM_ENV_MODE);
+	cli->port_range = getenv(DIST_SHIM_ENV_PORT_RANGE);
+	if (!cli->port_range)
+		cli->port_range = DIST_PORT_RANGE_DEFAULT;
+	cli->timeout_s = SHIM_TIMEOUT_DEFAULT;
+	cli->cmd = NULL;
+	cli->argv0_copy = NULL;
+}
+
+/* Slurm 22.05 route: the plugin put the shim in argv[0] and the task's own
+ * argv[0] in DIST_SHIM_ARGV0; argv[1..] are the user's, not ours to parse. */
+static int parse_wrapped(char **argv, const char *argv0, struct cli *cli, struct dist_err *err)
+{
+	cli->argv0_copy = strdup(argv0);
+	if (!cli->argv0_copy)
+		return dist_err_set(err, "out of memory");
+	argv[0] = cli->argv0_copy;
+	cli->cmd = argv;
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err *err)
+{
+	static const struct option longopts[] = {
+	        {"mode", required_argument, NULL, 'm'},
+	        {"port-range", required_argument, NULL, 'p'},
+	        {"timeout", required_argument, NULL, 't'},
+	        {"help", no_argument, NULL, 'h'},
+	        {"version", no_argument, NULL, 'V'},
+	        {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	/* '+': stop at the first non-option, which starts the user's command. */
+	while ((c = getopt_long(argc, argv, "+m:p:t:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			cli->mode = optarg;
+			break;
+		case 'p':
+			cli->port_range = optarg;
+			break;
+		case 't':
+			if (parse_timeout(optarg, &cli->timeout_s, err) != 0)
+				return -1;
+			break;
+		case 'h':
+			cli->action = CLI_HELP;
+			return 0;
+		case 'V':
+			cli->action = CLI_VERSION;
+			return 0;
+		default:
+			return dist_err_set(
+			        err, "unknown or incomplete option '%s'; see dist-shim --help",
+			        argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return dist_err_set(err, "no program to run; usage: dist-shim [OPTIONS] -- PROGRAM "
+		                         "[ARGS...]");
+	cli->cmd = &argv[optind];
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err)
+{
+	const char *argv0 = getenv(DIST_SHIM_ENV_ARGV0);
+	const char *timeout = getenv(DIST_SHIM_ENV_TIMEOUT);
+
+	defaults_from_env(cli);
+	if (timeout && parse_timeout(timeout, &cli->timeout_s, err) != 0)
+		return -1;
+	if (argv0)
+		return parse_wrapped(argv, argv0, cli, err);
+	return parse_options(argc, argv, cli, err);
+}
+
+void cli_clear_env(void)
+{
+	unsetenv(DIST_SHIM_ENV_MODE);
+	unsetenv(DIST_SHIM_ENV_PORT_RANGE);
+	unsetenv(DIST_SHIM_ENV_TIMEOUT);
+	unsetenv(DIST_SHIM_ENV_ARGV0);
+}

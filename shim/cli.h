@@ -1,0 +1,28 @@
+/* What the shim was asked to do, from its command line or, when the SPANK
+ * plugin wrapped the task, from the DIST_SHIM_* variables the plugin set. */
+#ifndef SHIM_CLI_H
+#define SHIM_CLI_H
+
+#include "dist_err.h"
+#include "dist_protocol.h"
+
+#define SHIM_TIMEOUT_DEFAULT 120
+
+enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION };
+
+struct cli {
+	enum cli_action action;
+	const char *mode;
+	const char *port_range;
+	unsigned timeout_s;
+	char **cmd; /* NULL-terminated; cmd[0] is the program */
+	char *argv0_copy;
+};
+
+/* Returns 0, or -1 with ERR set for a usage error. */
+int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err);
+void cli_usage(void);
+/* Removes the DIST_SHIM_* variables so they do not reach the user's program. */
+void cli_clear_env(void);
+
+#endif

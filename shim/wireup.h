@@ -1,0 +1,39 @@
+/* Fills the rank/peer model for this task: from PMIx when the task has a
+ * PMIx server (one fence carries what rank 0's node must tell the others),
+ * otherwise from the variables Slurm sets in every task. */
+#ifndef SHIM_WIREUP_H
+#define SHIM_WIREUP_H
+
+#include <stdbool.h>
+
+#include "dist_err.h"
+#include "dist_net.h"
+#include "dist_port.h"
+#include "dist_world.h"
+
+struct wireup_request {
+	struct dist_port_range ports;
+	unsigned timeout_s;
+	const char *user_master_addr; /* MASTER_ADDR the user exported, or NULL */
+	const char *user_master_port; /* MASTER_PORT the user exported, or NULL */
+};
+
+bool wireup_pmix_available(void);
+int wireup_pmix(const struct wireup_request *req, struct dist_world *w, struct dist_err *err);
+/* Tells the PMIx server the step cannot go on, so no task waits for us. */
+void wireup_pmix_abort(const char *why);
+/* Ends this process's use of PMIx so the user's program can start its own. */
+void wireup_pmix_finalize(void);
+
+bool wireup_slurm_available(void);
+int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct dist_err *err);
+
+/* Shared by both: MASTER_PORT the user set, or 0. */
+int wireup_user_port(const struct wireup_request *req, uint16_t *port, struct dist_err *err);
+/* First free port on this node, from the job's and step's first port on. */
+int wireup_pick_port(const struct wireup_request *req, uint32_t jobid, uint32_t stepid,
+                     uint16_t *port, struct dist_err *err);
+/* Sets w->master_ifname to the local interface that reaches w->master_addr. */
+void wireup_find_master_ifname(struct dist_world *w, const struct dist_addr_list *local);
+
+#endif

@@ -1,0 +1,42 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dist_slurmenv.h"
+#include "netlocal.h"
+#include "wireup.h"
+
+int wireup_user_port(const struct wireup_request *req, uint16_t *port, struct dist_err *err)
+{
+	uint32_t v;
+
+	*port = 0;
+	if (!req->user_master_port)
+		return 0;
+	if (dist_parse_u32(req->user_master_port, &v) != 0 || v == 0 || v > 65535)
+		return dist_err_set(err,
+		                    "invalid MASTER_PORT '%s' in the environment: expected 1-65535",
+		                    req->user_master_port);
+	*port = (uint16_t)v;
+	return 0;
+}
+
+int wireup_pick_port(const struct wireup_request *req, uint32_t jobid, uint32_t stepid,
+                     uint16_t *port, struct dist_err *err)
+{
+	uint16_t first = dist_port_first(&req->ports, jobid, stepid);
+
+	return dist_port_pick(&req->ports, first, netlocal_port_free, NULL, port, err);
+}
+
+void wireup_find_master_ifname(struct dist_world *w, const struct dist_addr_list *local)
+{
+	const char *ifname;
+	uint32_t master;
+
+	w->master_ifname[0] = '\0';
+	if (netlocal_resolve(w->master_addr, &master) != 0)
+		return;
+	ifname = dist_local_ifname_for(master, local, netlocal_route_src(master));
+	if (ifname)
+		snprintf(w->master_ifname, sizeof(w->master_ifname), "%s", ifname);
+}

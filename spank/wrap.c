@@ -1,0 +1,52 @@
+#include "wrap.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_protocol.h"
+
+/* Slurm 23.11 and later; looked up at run time so one build serves both. */
+typedef spank_err_t (*prepend_argv_fn)(spank_t sp, int argc, const char *argv[]);
+
+static int wrap_by_prepending(spank_t sp, prepend_argv_fn prepend, const char *shim,
+                              struct dist_err *err)
+{
+	const char *prefix[] = {shim, "--"};
+	spank_err_t rc = prepend(sp, 2, prefix);
+
+	if (rc != ESPANK_SUCCESS)
+		return dist_err_set(err, "cannot prepend the shim to the task: %s",
+		                    spank_strerror(rc));
+	return 0;
+}
+
+/* Slurm 22.05: S_JOB_ARGV is the array every task execs; replace argv[0]
+ * with the shim (absolute, so Slurm's PATH search leaves it alone) and hand
+ * the original to the shim, which resolves it itself. */
+static int wrap_by_argv0(spank_t sp, const char *shim, struct dist_err *err)
+{
+	char **argv = NULL;
+	int argc = 0;
+	char *copy;
+
+	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv ||
+	    !argv[0])
+		return dist_err_set(err, "cannot read the task's command line");
+	if (spank_setenv(sp, DIST_SHIM_ENV_ARGV0, argv[0], 1) != ESPANK_SUCCESS)
+		return dist_err_set(err, "cannot pass the task's program to the shim");
+	copy = strdup(shim);
+	if (!copy)
+		return dist_err_set(err, "out of memory");
+	argv[0] = copy; /* this process execs next; nothing else owns the old pointer's fate */
+	return 0;
+}
+
+int wrap_task(spank_t sp, const char *shim, struct dist_err *err)
+{
+	prepend_argv_fn prepend = (prepend_argv_fn)dlsym(RTLD_DEFAULT, "spank_prepend_task_argv");
+
+	if (prepend)
+		return wrap_by_prepending(sp, prepend, shim, err);
+	return wrap_by_argv0(sp, shim, err);
+}
