@@ -1,0 +1,114 @@
+# Helpers shared by the integration tests. Each test is a bash script run by
+# ctest against the cluster of contrib/slurm/testcluster.sh (fixture
+# "cluster"). Every wait is bounded.
+set -euo pipefail
+
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC_DIR=$(cd "$TESTS_DIR/../.." && pwd)
+: "${DIST_BUILD_DIR:?set by ctest}"
+eval "$("$SRC_DIR/contrib/slurm/testcluster.sh" env)"
+PY=/usr/bin/python3 # Debian's, which has torch and mpi4py
+TRAIN=$TESTS_DIR/ddp_train.py
+TEST_NAME=$(basename "$0" .sh)
+# Job files must be on a path every node sees (each node has its own /tmp).
+WORK=$DIST_BUILD_DIR/tests/integration/work/$TEST_NAME
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+
+fail() {
+	echo "FAIL: $TEST_NAME: $*" >&2
+	exit 1
+}
+
+# srun with a bound, capturing stdout and stderr in $WORK/NAME.out/.err and
+# the exit status in $RC.
+run_srun() {
+	local name=$1
+	shift
+	RC=0
+	timeout 180 srun "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || RC=$?
+}
+
+# Submits a batch job and waits for it to end; sets JOB and JOB_STATE.
+run_sbatch() {
+	local out=$1
+	shift
+	JOB=$(sbatch --parsable -o "$out" "$@") || fail "sbatch $* was refused"
+	wait_job "$JOB"
+}
+
+wait_job() {
+	local job=$1 deadline=$((SECONDS + 240))
+	while squeue -h -j "$job" 2>/dev/null | grep -q .; do
+		[ $SECONDS -lt $deadline ] || {
+			scancel "$job"
+			fail "job $job still running after 240 s"
+		}
+		sleep 1
+	done
+	JOB_STATE=$(scontrol show job "$job" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+}
+
+assert_contains() {
+	grep -qF -- "$2" "$1" || {
+		echo "--- $1:" >&2
+		cat "$1" >&2
+		fail "expected '$2' in $1"
+	}
+}
+
+assert_not_contains() {
+	if grep -qF -- "$2" "$1"; then
+		echo "--- $1:" >&2
+		cat "$1" >&2
+		fail "did not expect '$2' in $1"
+	fi
+}
+
+assert_count() {
+	local n
+	n=$(grep -c -- "$2" "$1" || true)
+	[ "$n" -eq "$3" ] || {
+		echo "--- $1:" >&2
+		cat "$1" >&2
+		fail "expected $3 lines matching '$2' in $1, got $n"
+	}
+}
+
+# Bad input must never drain a node.
+assert_no_node_drained() {
+	local bad
+	bad=$(sinfo -h -N -o '%N %T' | grep -Ev ' (idle|allocated|mixed|completing)$' || true)
+	[ -z "$bad" ] || fail "nodes not healthy: $bad"
+}
+
+# The DDP-OK lines of a run, checked: every rank once, one master for all,
+# the master is tcn1's own address, and each node names its own interface.
+assert_ddp_ok() {
+	local file=$1 world=$2 r
+	assert_count "$file" '^DDP-OK ' "$world"
+	for ((r = 0; r < world; r++)); do
+		assert_count "$file" "^DDP-OK rank=$r world=$world " 1
+	done
+	[ "$(grep '^DDP-OK ' "$file" | sed 's/.* master=\([^ ]*\).*/\1/' | sort -u | wc -l)" -eq 1 ] ||
+		fail "ranks disagree on the master in $file"
+	grep '^DDP-OK ' "$file" | grep -vq ' master=10\.77\.0\.1:' &&
+		fail "master is not tcn1's address 10.77.0.1 in $file"
+	grep '^DDP-OK ' "$file" | while read -r line; do
+		host=$(sed 's/.* host=\([^ ]*\).*/\1/' <<<"$line")
+		ifname=$(sed 's/.* ifname=\([^ ]*\).*/\1/' <<<"$line")
+		[ "$ifname" = "$(expected_ifname "$host")" ] ||
+			fail "$host used interface '$ifname', expected $(expected_ifname "$host")"
+	done
+}
+
+# Interface names as contrib/slurm/testcluster.sh gives them, per node.
+expected_ifname() {
+	case $1 in
+	tcn1) echo eth0 ;;
+	tcn2) echo ens5 ;;
+	tcn3) echo enp1s0 ;;
+	*) echo "?" ;;
+	esac
+}
