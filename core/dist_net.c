@@ -72,9 +72,10 @@ static int parse_item(const char *item, struct dist_addr_list *list)
 	ifname[eq - item] = '\0';
 	memcpy(ip, eq + 1, (size_t)(slash - eq - 1));
 	ip[slash - eq - 1] = '\0';
+	if (slash[1] < '0' || slash[1] > '9')
+		return -1;
 	prefix = strtol(slash + 1, &end, 10);
-	if (dist_ipv4_parse(ip, &addr) || *end != '\0' || end == slash + 1 || prefix < 0 ||
-	    prefix > 32)
+	if (dist_ipv4_parse(ip, &addr) || *end != '\0' || prefix > 32)
 		return -1;
 	dist_addr_list_add(list, ifname, addr, (uint8_t)prefix);
 	return 0;

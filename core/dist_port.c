@@ -33,9 +33,10 @@ static uint32_t range_size(const struct dist_port_range *range)
 
 uint16_t dist_port_first(const struct dist_port_range *range, uint32_t jobid, uint32_t stepid)
 {
-	/* A prime stride per job keeps the steps of one job (consecutive ids)
-	 * and neighbouring jobs on different ports. */
-	uint64_t slot = ((uint64_t)jobid * 1009u + stepid) % range_size(range);
+	/* Steps of one job (consecutive ids) get consecutive ports; jobs are
+	 * strided by a prime larger than any range, which no range size divides,
+	 * so neighbouring jobs never start on the same port. */
+	uint64_t slot = ((uint64_t)jobid * 2654435761u + stepid) % range_size(range);
 
 	return (uint16_t)(range->lo + slot);
 }

@@ -12,7 +12,7 @@
 /* Below Linux's default ephemeral range (32768-60999), so ports the kernel
  * hands out for outgoing connections do not take ours. */
 #define DIST_PORT_RANGE_DEFAULT "20000-31999"
-/* How many ports after the first one are tried before giving up. */
+/* How many ports, the first one included, are tried before giving up. */
 #define DIST_PORT_TRIES 64
 
 struct dist_port_range {

@@ -11,7 +11,8 @@ static int set_shim(struct dist_config *cfg, const char *value, struct dist_err 
 	if (value[0] != '/')
 		return dist_err_set(err, "shim=%s: expected an absolute path", value);
 	if ((size_t)snprintf(cfg->shim, sizeof(cfg->shim), "%s", value) >= sizeof(cfg->shim))
-		return dist_err_set(err, "shim=%s: path too long", value);
+		return dist_err_set(err, "shim=: path too long (over %zu bytes)",
+		                    sizeof(cfg->shim) - 1);
 	return 0;
 }
 

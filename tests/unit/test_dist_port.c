@@ -1,0 +1,294 @@
+/* Unit tests for core/dist_port.c: port range parsing, the first port of a
+ * step and the search for a free one. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dist_port.h"
+
+static void test_range_parse_valid(void **state)
+{
+	struct dist_port_range range = {0, 0};
+	struct dist_err err = {{0}};
+
+	(void)state;
+	assert_int_equal(dist_port_range_parse("20000-31999", &range, &err), 0);
+	assert_int_equal(range.lo, 20000);
+	assert_int_equal(range.hi, 31999);
+	assert_int_equal(dist_port_range_parse("1024-65535", &range, &err), 0);
+	assert_int_equal(range.lo, 1024);
+	assert_int_equal(range.hi, 65535);
+	assert_int_equal(dist_port_range_parse("40000-40000", &range, &err), 0);
+	assert_int_equal(range.lo, 40000);
+	assert_int_equal(range.hi, 40000);
+}
+
+static void test_range_parse_default(void **state)
+{
+	struct dist_port_range range = {0, 0};
+	struct dist_err err = {{0}};
+
+	(void)state;
+	assert_int_equal(dist_port_range_parse(DIST_PORT_RANGE_DEFAULT, &range, &err), 0);
+	assert_int_equal(range.lo, 20000);
+	assert_int_equal(range.hi, 31999);
+}
+
+static void assert_range_rejected(const char *text)
+{
+	struct dist_port_range range = {1111, 2222};
+	struct dist_err err = {{0}};
+	char expected[sizeof(err.msg)];
+
+	assert_int_equal(dist_port_range_parse(text, &range, &err), -1);
+	snprintf(expected, sizeof(expected),
+	         "invalid port range '%s': expected LO-HI with 1024 <= LO <= HI <= 65535, e.g. "
+	         "20000-31999",
+	         text ? text : "");
+	assert_string_equal(err.msg, expected);
+	/* The range is left alone on error. */
+	assert_int_equal(range.lo, 1111);
+	assert_int_equal(range.hi, 2222);
+}
+
+static void test_range_parse_invalid(void **state)
+{
+	(void)state;
+	assert_range_rejected("30000-20000"); /* reversed */
+	assert_range_rejected("1023-2000");   /* below 1024 */
+	assert_range_rejected("0-2000");
+	assert_range_rejected("20000-65536"); /* above 65535 */
+	assert_range_rejected("20000-99999999999999999999");
+	assert_range_rejected("abc");
+	assert_range_rejected("20000");
+	assert_range_rejected("20000-");
+	assert_range_rejected("-20000");
+	assert_range_rejected("20000-30000x"); /* trailing text */
+	assert_range_rejected("20000-30000 ");
+	assert_range_rejected(" 20000-30000");
+	assert_range_rejected("20000- 30000");
+	assert_range_rejected("20000-+30000");
+	assert_range_rejected("");
+	assert_range_rejected(NULL);
+}
+
+static void test_first_stays_in_range(void **state)
+{
+	const struct dist_port_range ranges[] = {
+	        {20000, 31999}, {1024, 65535}, {40000, 40009}, {50000, 50000}};
+	const uint32_t ids[] = {0, 1, 2, 1008, 1009, 123456, 4000000000u, UINT32_MAX};
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++)
+		for (size_t j = 0; j < sizeof(ids) / sizeof(ids[0]); j++)
+			for (size_t s = 0; s < sizeof(ids) / sizeof(ids[0]); s++) {
+				uint16_t port = dist_port_first(&ranges[r], ids[j], ids[s]);
+
+				assert_in_range(port, ranges[r].lo, ranges[r].hi);
+			}
+}
+
+static void test_first_is_deterministic(void **state)
+{
+	const struct dist_port_range range = {20000, 31999};
+
+	(void)state;
+	assert_int_equal(dist_port_first(&range, 4242, 3), dist_port_first(&range, 4242, 3));
+}
+
+static void test_first_differs_for_consecutive_steps(void **state)
+{
+	const struct dist_port_range ranges[] = {{20000, 31999}, {40000, 40009}};
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++)
+		for (uint32_t step = 0; step < 8; step++)
+			assert_int_not_equal(dist_port_first(&ranges[r], 777, step),
+			                     dist_port_first(&ranges[r], 777, step + 1));
+}
+
+static void test_first_differs_for_consecutive_jobs(void **state)
+{
+	const struct dist_port_range ranges[] = {{20000, 31999}, {40000, 40009}, {1024, 65535}};
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++)
+		for (uint32_t job = 1000; job < 1010; job++) {
+			assert_int_not_equal(dist_port_first(&ranges[r], job, 0),
+			                     dist_port_first(&ranges[r], job + 1, 0));
+			assert_int_not_equal(dist_port_first(&ranges[r], job, 1),
+			                     dist_port_first(&ranges[r], job + 1, 1));
+		}
+}
+
+/* --- dist_port_pick with a recorded is_free --- */
+
+struct fake_ports {
+	uint16_t free[4]; /* the ports that are free; 0 ends the list */
+	uint16_t asked[128];
+	size_t nasked;
+};
+
+static bool fake_is_free(uint16_t port, void *ctx)
+{
+	struct fake_ports *fake = ctx;
+
+	assert_true(fake->nasked < sizeof(fake->asked) / sizeof(fake->asked[0]));
+	fake->asked[fake->nasked++] = port;
+	for (size_t i = 0; i < sizeof(fake->free) / sizeof(fake->free[0]) && fake->free[i]; i++)
+		if (fake->free[i] == port)
+			return true;
+	return false;
+}
+
+static void test_pick_first_free(void **state)
+{
+	const struct dist_port_range range = {20000, 31999};
+	struct fake_ports fake = {.free = {25000, 25001}};
+	struct dist_err err = {{0}};
+	uint16_t port = 0;
+
+	(void)state;
+	assert_int_equal(dist_port_pick(&range, 25000, fake_is_free, &fake, &port, &err), 0);
+	assert_int_equal(port, 25000);
+	assert_int_equal(fake.nasked, 1);
+	assert_int_equal(fake.asked[0], 25000);
+}
+
+static void test_pick_skips_taken(void **state)
+{
+	const struct dist_port_range range = {20000, 31999};
+	struct fake_ports fake = {.free = {25003, 25004}};
+	struct dist_err err = {{0}};
+	uint16_t port = 0;
+
+	(void)state;
+	assert_int_equal(dist_port_pick(&range, 25000, fake_is_free, &fake, &port, &err), 0);
+	assert_int_equal(port, 25003);
+	assert_int_equal(fake.nasked, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(fake.asked[i], 25000 + i);
+}
+
+static void test_pick_wraps_around_range_end(void **state)
+{
+	const struct dist_port_range range = {20000, 20099};
+	struct fake_ports fake = {.free = {20001}};
+	struct dist_err err = {{0}};
+	uint16_t port = 0;
+
+	(void)state;
+	assert_int_equal(dist_port_pick(&range, 20098, fake_is_free, &fake, &port, &err), 0);
+	assert_int_equal(port, 20001);
+	assert_int_equal(fake.nasked, 4);
+	assert_int_equal(fake.asked[0], 20098);
+	assert_int_equal(fake.asked[1], 20099);
+	assert_int_equal(fake.asked[2], 20000);
+	assert_int_equal(fake.asked[3], 20001);
+}
+
+static void test_pick_first_outside_range_starts_at_lo(void **state)
+{
+	const struct dist_port_range range = {20000, 20099};
+	struct fake_ports fake = {.free = {20000}};
+	struct dist_err err = {{0}};
+	uint16_t port = 0;
+
+	(void)state;
+	assert_int_equal(dist_port_pick(&range, 5000, fake_is_free, &fake, &port, &err), 0);
+	assert_int_equal(port, 20000);
+	assert_int_equal(fake.nasked, 1);
+}
+
+static void test_pick_gives_up_after_tries(void **state)
+{
+	const struct dist_port_range range = {20000, 31999};
+	/* Free, but only after DIST_PORT_TRIES taken ones. */
+	struct fake_ports fake = {.free = {25000 + DIST_PORT_TRIES}};
+	struct dist_err err = {{0}};
+	uint16_t port = 4321;
+	char expected[sizeof(err.msg)];
+
+	(void)state;
+	assert_int_equal(dist_port_pick(&range, 25000, fake_is_free, &fake, &port, &err), -1);
+	assert_int_equal(port, 4321);
+	assert_int_equal(fake.nasked, DIST_PORT_TRIES);
+	for (size_t i = 0; i < DIST_PORT_TRIES; i++)
+		assert_int_equal(fake.asked[i], 25000 + i);
+	snprintf(expected, sizeof(expected),
+	         "no free port among %d tried from 25000 in 20000-31999; widen port_range or "
+	         "export MASTER_PORT",
+	         DIST_PORT_TRIES);
+	assert_string_equal(err.msg, expected);
+}
+
+static void test_pick_range_smaller_than_tries(void **state)
+{
+	const struct dist_port_range range = {40000, 40009};
+	struct fake_ports fake = {.free = {0}};
+	struct dist_err err = {{0}};
+	uint16_t port = 0;
+
+	(void)state;
+	assert_true(10 < DIST_PORT_TRIES);
+	assert_int_equal(dist_port_pick(&range, 40007, fake_is_free, &fake, &port, &err), -1);
+	/* Each port of the range asked exactly once, from 40007 round to 40006. */
+	assert_int_equal(fake.nasked, 10);
+	for (size_t i = 0; i < 10; i++)
+		assert_int_equal(fake.asked[i], 40000 + (7 + i) % 10);
+	assert_string_equal(err.msg, "no free port among 10 tried from 40007 in 40000-40009; widen "
+	                             "port_range or export MASTER_PORT");
+}
+
+static void test_pick_single_port_range(void **state)
+{
+	const struct dist_port_range range = {40000, 40000};
+	struct fake_ports fake = {.free = {40000}};
+	struct dist_err err = {{0}};
+	uint16_t port = 0;
+
+	(void)state;
+	assert_int_equal(dist_port_pick(&range, 40000, fake_is_free, &fake, &port, &err), 0);
+	assert_int_equal(port, 40000);
+	assert_int_equal(fake.nasked, 1);
+}
+
+/* A stride that some range size divides would give every job the same port. */
+static void test_first_differs_for_consecutive_jobs_any_range_size(void **state)
+{
+	(void)state;
+	for (uint32_t size = 2; size <= 64512; size++) {
+		const struct dist_port_range range = {1024, (uint16_t)(1024 + size - 1)};
+
+		assert_int_not_equal(dist_port_first(&range, 1000, 0),
+		                     dist_port_first(&range, 1001, 0));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_range_parse_valid),
+	        cmocka_unit_test(test_range_parse_default),
+	        cmocka_unit_test(test_range_parse_invalid),
+	        cmocka_unit_test(test_first_stays_in_range),
+	        cmocka_unit_test(test_first_is_deterministic),
+	        cmocka_unit_test(test_first_differs_for_consecutive_steps),
+	        cmocka_unit_test(test_first_differs_for_consecutive_jobs),
+	        cmocka_unit_test(test_first_differs_for_consecutive_jobs_any_range_size),
+	        cmocka_unit_test(test_pick_first_free),
+	        cmocka_unit_test(test_pick_skips_taken),
+	        cmocka_unit_test(test_pick_wraps_around_range_end),
+	        cmocka_unit_test(test_pick_first_outside_range_starts_at_lo),
+	        cmocka_unit_test(test_pick_gives_up_after_tries),
+	        cmocka_unit_test(test_pick_range_smaller_than_tries),
+	        cmocka_unit_test(test_pick_single_port_range),
+	};
+	return cmocka_run_group_tests_name("dist_port", tests, NULL, NULL);
+}

@@ -1,0 +1,170 @@
+/* Unit tests for core/dist_slurmenv.c: SLURM_STEP_TASKS_PER_NODE and 32-bit numbers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "dist_slurmenv.h"
+
+#define MAX_NODES 8
+
+static void assert_counts(const char *text, const uint32_t *expected, size_t nexpected)
+{
+	uint32_t counts[MAX_NODES];
+	struct dist_err err = {{0}};
+	size_t n = 99;
+
+	assert_int_equal(dist_tasks_per_node_parse(text, counts, MAX_NODES, &n, &err), 0);
+	assert_int_equal(n, nexpected);
+	for (size_t i = 0; i < nexpected; i++)
+		assert_int_equal(counts[i], expected[i]);
+}
+
+static void test_tasks_per_node_repeat(void **state)
+{
+	const uint32_t expected[] = {2, 2, 2, 1};
+
+	(void)state;
+	assert_counts("2(x3),1", expected, 4);
+}
+
+static void test_tasks_per_node_single(void **state)
+{
+	const uint32_t expected[] = {4};
+
+	(void)state;
+	assert_counts("4", expected, 1);
+}
+
+static void test_tasks_per_node_list(void **state)
+{
+	const uint32_t expected[] = {1, 2, 3};
+
+	(void)state;
+	assert_counts("1,2,3", expected, 3);
+}
+
+static void test_tasks_per_node_mixed(void **state)
+{
+	const uint32_t expected[] = {8, 4, 4, 16};
+
+	(void)state;
+	assert_counts("8,4(x2),16(x1)", expected, 4);
+}
+
+static void test_tasks_per_node_fills_max_exactly(void **state)
+{
+	const uint32_t expected[MAX_NODES] = {3, 3, 3, 3, 3, 3, 3, 3};
+
+	(void)state;
+	assert_counts("3(x8)", expected, MAX_NODES);
+}
+
+static void assert_malformed(const char *text)
+{
+	uint32_t counts[MAX_NODES];
+	struct dist_err err = {{0}};
+	char expected[sizeof(err.msg)];
+	size_t n;
+
+	assert_int_equal(dist_tasks_per_node_parse(text, counts, MAX_NODES, &n, &err), -1);
+	snprintf(expected, sizeof(expected), "malformed SLURM_STEP_TASKS_PER_NODE '%s'", text);
+	assert_string_equal(err.msg, expected);
+}
+
+static void test_tasks_per_node_malformed(void **state)
+{
+	(void)state;
+	assert_malformed("x");
+	assert_malformed("2(x)");
+	assert_malformed("2(x0)");
+	assert_malformed("2,");
+	assert_malformed(",2");
+	assert_malformed("2(x3");
+	assert_malformed("-1");
+	assert_malformed("2,,1");
+	assert_malformed("2(y3)");
+	assert_malformed("2(x3)1");
+	assert_malformed("2 ,1");
+	assert_malformed("2(x-1)");
+	assert_malformed("4294967296"); /* one more than UINT32_MAX */
+}
+
+static void test_tasks_per_node_empty(void **state)
+{
+	uint32_t counts[MAX_NODES];
+	struct dist_err err = {{0}};
+	size_t n = 99;
+
+	(void)state;
+	assert_int_equal(dist_tasks_per_node_parse("", counts, MAX_NODES, &n, &err), -1);
+	assert_string_equal(err.msg, "empty SLURM_STEP_TASKS_PER_NODE");
+	assert_int_equal(n, 0);
+}
+
+static void assert_too_many(const char *text, size_t max)
+{
+	uint32_t counts[MAX_NODES + 1];
+	struct dist_err err = {{0}};
+	char expected[sizeof(err.msg)];
+	size_t n;
+
+	/* The guard slot past MAX must stay untouched. */
+	counts[max] = 0xdeadbeef;
+	assert_int_equal(dist_tasks_per_node_parse(text, counts, max, &n, &err), -1);
+	assert_int_equal(counts[max], 0xdeadbeef);
+	snprintf(expected, sizeof(expected),
+	         "SLURM_STEP_TASKS_PER_NODE '%s' lists more than %zu nodes", text, max);
+	assert_string_equal(err.msg, expected);
+}
+
+static void test_tasks_per_node_overflows_max(void **state)
+{
+	(void)state;
+	assert_too_many("2(x3)", 2);
+	assert_too_many("1,1,1", 2);
+	assert_too_many("1,1(x2)", 2);
+	assert_too_many("1(x9)", MAX_NODES);
+	assert_too_many("1(x18446744073709551615)", MAX_NODES);
+}
+
+static void test_parse_u32(void **state)
+{
+	uint32_t v = 7;
+
+	(void)state;
+	assert_int_equal(dist_parse_u32("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(dist_parse_u32("4294967295", &v), 0);
+	assert_int_equal(v, UINT32_MAX);
+	v = 7;
+	assert_int_equal(dist_parse_u32("4294967296", &v), -1);
+	assert_int_equal(dist_parse_u32("", &v), -1);
+	assert_int_equal(dist_parse_u32(NULL, &v), -1);
+	assert_int_equal(dist_parse_u32("-1", &v), -1);
+	assert_int_equal(dist_parse_u32("+1", &v), -1);
+	assert_int_equal(dist_parse_u32(" 1", &v), -1);
+	assert_int_equal(dist_parse_u32("12a", &v), -1);
+	assert_int_equal(dist_parse_u32("99999999999999999999999", &v), -1);
+	assert_int_equal(v, 7);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_tasks_per_node_repeat),
+	        cmocka_unit_test(test_tasks_per_node_single),
+	        cmocka_unit_test(test_tasks_per_node_list),
+	        cmocka_unit_test(test_tasks_per_node_mixed),
+	        cmocka_unit_test(test_tasks_per_node_fills_max_exactly),
+	        cmocka_unit_test(test_tasks_per_node_malformed),
+	        cmocka_unit_test(test_tasks_per_node_empty),
+	        cmocka_unit_test(test_tasks_per_node_overflows_max),
+	        cmocka_unit_test(test_parse_u32),
+	};
+
+	return cmocka_run_group_tests_name("dist_slurmenv", tests, NULL, NULL);
+}
