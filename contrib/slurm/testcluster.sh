@@ -23,6 +23,7 @@ TC_NODES=${TC_NODES:-3}
 TC_PLUGIN=${TC_PLUGIN:-}
 TC_PLUGIN_ARGS=${TC_PLUGIN_ARGS:-}
 TC_TIMEOUT=${TC_TIMEOUT:-60}
+TC_KEEP_ON_FAILURE=${TC_KEEP_ON_FAILURE:-0}
 
 readonly BRIDGE=tcbr0
 readonly NET=10.77.0
@@ -77,19 +78,28 @@ pid_from_file() {
 	local pid
 	[ -f "$1" ] || return 0
 	pid=$(cat "$1" 2>/dev/null) || return 0
-	[[ $pid =~ ^[0-9]+$ ]] && [ -d "/proc/$pid" ] && echo "$pid"
+	[[ $pid =~ ^[0-9]+$ ]] && is_alive "$pid" && echo "$pid"
 	return 0
 }
 
-# Sends TERM to the given pids, waits up to 10 s, then KILLs the survivors.
+# True while $1 runs; a zombie waiting for init to reap it counts as gone.
+is_alive() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" != Z ]
+}
+
+# Sends TERM to the given pids, waits up to 5 s (slurmd takes about 2 s; slurmstepd
+# ignores TERM), then KILLs the survivors.
 stop_pids() {
 	local pid alive i
 	[ "$#" -gt 0 ] || return 0
 	kill -TERM "$@" 2>/dev/null || true
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 25; i++)); do
 		alive=0
 		for pid in "$@"; do
-			[ -d "/proc/$pid" ] && alive=1
+			is_alive "$pid" && alive=1
 		done
 		[ "$alive" -eq 0 ] && return 0
 		sleep 0.2
@@ -104,6 +114,7 @@ ctld_pids() {
 	local p cmd
 	pid_from_file "$RUN/slurmctld.pid"
 	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = slurmctld ] || continue
 		cmd=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
 		case $cmd in
 		*slurmctld*" -f $CONF "*) echo "${p#/proc/}" ;;
@@ -111,23 +122,26 @@ ctld_pids() {
 	done
 }
 
+node_netns() {
+	ip netns list 2>/dev/null | awk -v p="${NETNS_PREFIX}tcn" 'index($1, p) == 1 {print $1}'
+}
+
 do_down() {
-	local ns link
+	local ns link pids=()
 
 	# Everything inside a node's network namespace is ours: slurmd, slurmstepd and
-	# the tasks of jobs still running.
-	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
-		case $ns in
-		"${NETNS_PREFIX}"tcn*) ;;
-		*) continue ;;
-		esac
-		# shellcheck disable=SC2046 # one pid per word
-		stop_pids $(timeout 10 ip netns pids "$ns" 2>/dev/null || true)
+	# the tasks of jobs still running. Stop them and slurmctld together (slurmd
+	# takes seconds to exit; one after the other would add up).
+	for ns in $(node_netns); do
+		# shellcheck disable=SC2207 # one pid per word
+		pids+=($(timeout 10 ip netns pids "$ns" 2>/dev/null || true))
+	done
+	# shellcheck disable=SC2207
+	pids+=($(ctld_pids | sort -u))
+	stop_pids "${pids[@]}"
+	for ns in $(node_netns); do
 		timeout 10 ip netns del "$ns" 2>/dev/null || true
 	done
-
-	# shellcheck disable=SC2046
-	stop_pids $(ctld_pids | sort -u)
 
 	# Host ends of the veths vanish with their namespace; remove any left over.
 	for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
@@ -139,8 +153,12 @@ do_down() {
 
 	# munged only if this script started it.
 	if [ -f "$RUN/munged.ours" ]; then
-		# shellcheck disable=SC2046
-		stop_pids $(pid_from_file "$RUN/munged.ours")
+		local mpid
+		mpid=$(pid_from_file "$RUN/munged.ours")
+		# Check the name too: the pid may have been reused since.
+		if [ -n "$mpid" ] && [ "$(cat "/proc/$mpid/comm" 2>/dev/null)" = munged ]; then
+			stop_pids "$mpid"
+		fi
 		rm -f "$RUN/munged.ours"
 	fi
 
@@ -318,7 +336,7 @@ start_slurmctld() {
 	# shellcheck disable=SC2016 # $1, $2 are the inner shell's arguments
 	timeout 30 unshare --uts -- /bin/sh -c 'hostname "$1" && exec slurmctld -f "$2"' \
 		sh "$CTL_HOST" "$CONF" ||
-		die "slurmctld failed to start; see $TC_DIR/log/slurmctld.log"
+		{ show_logs; die "slurmctld failed to start; see $TC_DIR/log/slurmctld.log"; }
 }
 
 start_slurmd() {
@@ -334,7 +352,7 @@ start_slurmd() {
 		unshare --uts --mount --propagation private -- \
 		/bin/sh -c 'hostname "$1" && mount --bind "$2" /tmp && exec slurmd -N "$1" -f "$3"' \
 		sh "$n" "$TC_DIR/tmp/$n" "$CONF" ||
-		die "slurmd $n failed to start; see $TC_DIR/log/slurmd.$n.log"
+		{ show_logs; die "slurmd $n failed to start; see $TC_DIR/log/slurmd.$n.log"; }
 }
 
 show_logs() {
@@ -366,9 +384,20 @@ wait_idle() {
 	done
 }
 
+cleanup_failed_up() {
+	local rc=$?
+	if [ "$rc" -ne 0 ] && [ "$TC_KEEP_ON_FAILURE" != 1 ]; then
+		log "up failed; tearing down (logs stay in $TC_DIR/log; TC_KEEP_ON_FAILURE=1 keeps the cluster)"
+		do_down >/dev/null 2>&1 || true
+	fi
+	return "$rc"
+}
+
 do_up() {
 	check_config
 	do_down >/dev/null 2>&1 || true
+	# A half-built cluster would leak daemons and namespaces into later runs.
+	trap cleanup_failed_up EXIT
 	write_configs
 	start_munge
 	setup_network
@@ -380,6 +409,7 @@ do_up() {
 	if ! wait_idle; then
 		exit 1
 	fi
+	trap - EXIT
 	log "up: $TC_NODES nodes idle; eval \"\$($0 env)\" to use it"
 }
 
