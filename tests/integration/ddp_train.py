@@ -59,12 +59,13 @@ def main():
             time.sleep(0.2)
     dist.barrier()
 
-    print(
+    line = (
         f"DDP-OK rank={rank} world={world} local_rank={os.environ['LOCAL_RANK']} "
         f"host={socket.gethostname()} master={os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']} "
-        f"ifname={os.environ.get('GLOO_SOCKET_IFNAME', '')}",
-        flush=True,
+        f"ifname={os.environ.get('GLOO_SOCKET_IFNAME', '')}\n"
     )
+    # One write: workers of one torchrun share a pipe, and a short write is atomic.
+    os.write(1, line.encode())
     dist.destroy_process_group()
 
 
