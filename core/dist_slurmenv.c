@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int dist_parse_u32(const char *text, uint32_t *value)
 {
@@ -65,4 +66,34 @@ int dist_tasks_per_node_parse(const char *text, uint32_t *counts, size_t max, si
 	if (*n == 0)
 		return dist_err_set(err, "empty SLURM_STEP_TASKS_PER_NODE");
 	return 0;
+}
+
+/* A configuration line starts with task ids ("0-3,5") or "*". */
+static bool is_task_spec_start(char c)
+{
+	return (c >= '0' && c <= '9') || c == '*';
+}
+
+/* First line that is neither blank nor a comment, or NULL. */
+static const char *first_significant_line(const char *text)
+{
+	while (*text) {
+		const char *start = text + strspn(text, " \t");
+		size_t len = strcspn(text, "\n");
+
+		if (*start != '#' && *start != '\n' && *start != '\0')
+			return start;
+		text += len + (text[len] == '\n');
+	}
+	return NULL;
+}
+
+bool dist_is_multi_prog_argv(int argc, char *const *argv)
+{
+	const char *line;
+
+	if (argc != 2 || !argv || !argv[1] || !strchr(argv[1], '\n'))
+		return false;
+	line = first_significant_line(argv[1]);
+	return line && is_task_spec_start(*line);
 }

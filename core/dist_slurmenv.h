@@ -2,6 +2,7 @@
 #ifndef DIST_SLURMENV_H
 #define DIST_SLURMENV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -10,6 +11,11 @@
 /* Expands SLURM_STEP_TASKS_PER_NODE ("2(x3),1") into one count per node. */
 int dist_tasks_per_node_parse(const char *text, uint32_t *counts, size_t max, size_t *n,
                               struct dist_err *err);
+
+/* True when a step's argv is srun --multi-prog's: Slurm 22.05 sends the
+ * configuration file's name and its whole text as argv[0] and argv[1], and
+ * each task then runs its own line's command, not this argv. */
+bool dist_is_multi_prog_argv(int argc, char *const *argv);
 
 /* Parses a non-negative decimal that fits in 32 bits. */
 int dist_parse_u32(const char *text, uint32_t *value);

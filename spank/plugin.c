@@ -82,14 +82,13 @@ static bool is_srun_step(spank_t sp)
 	       step != SLURM_INTERACTIVE_STEP;
 }
 
-/* slurm_error in a task lands in slurmd's log only; the user reads stderr. */
+/* In task_init, slurmstepd's log reaches the task's stderr too: the user sees it. */
 static int fail_task(const char *fmt, const char *detail)
 {
 	char line[768];
 
 	snprintf(line, sizeof(line), fmt, detail);
 	slurm_error("dist: %s", line);
-	fprintf(stderr, "dist: error: %s\n", line);
 	return -1;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dist_protocol.h"
+#include "dist_slurmenv.h"
 
 /* Slurm 23.11 and later; looked up at run time so one build serves both. */
 typedef spank_err_t (*prepend_argv_fn)(spank_t sp, int argc, const char *argv[]);
@@ -33,6 +34,11 @@ static int wrap_by_argv0(spank_t sp, const char *shim, struct dist_err *err)
 	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv ||
 	    !argv[0])
 		return dist_err_set(err, "cannot read the task's command line");
+	/* Each --multi-prog task execs its own line, out of our reach here. */
+	if (dist_is_multi_prog_argv(argc, argv))
+		return dist_err_set(err, "--dist-mode cannot wrap --multi-prog steps on this Slurm "
+		                         "(before 23.11); start each line's program with "
+		                         "'dist-shim --mode MODE -- PROGRAM' instead");
 	if (spank_setenv(sp, DIST_SHIM_ENV_ARGV0, argv[0], 1) != ESPANK_SUCCESS)
 		return dist_err_set(err, "cannot pass the task's program to the shim");
 	copy = strdup(shim);

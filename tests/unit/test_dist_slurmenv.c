@@ -152,9 +152,38 @@ static void test_parse_u32(void **state)
 	assert_int_equal(v, 7);
 }
 
+static void test_multi_prog_argv_detected(void **state)
+{
+	char *conf[] = {"mp.conf", "# two programs\n\n0-1 env\n* hostname\n", NULL};
+	char *star[] = {"mp.conf", "  * hostname\n", NULL};
+
+	(void)state;
+	assert_true(dist_is_multi_prog_argv(2, conf));
+	assert_true(dist_is_multi_prog_argv(2, star));
+}
+
+static void test_ordinary_argv_not_multi_prog(void **state)
+{
+	char *one[] = {"python3", NULL};
+	char *two[] = {"python3", "train.py", NULL};
+	char *text[] = {"echo", "hello\nworld", NULL};
+	char *comments[] = {"prog", "# only\n# comments\n", NULL};
+	char *three[] = {"mp.conf", "0 env\n", "extra", NULL};
+
+	(void)state;
+	assert_false(dist_is_multi_prog_argv(1, one));
+	assert_false(dist_is_multi_prog_argv(2, two));
+	assert_false(dist_is_multi_prog_argv(2, text));
+	assert_false(dist_is_multi_prog_argv(2, comments));
+	assert_false(dist_is_multi_prog_argv(3, three));
+	assert_false(dist_is_multi_prog_argv(0, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_multi_prog_argv_detected),
+	        cmocka_unit_test(test_ordinary_argv_not_multi_prog),
 	        cmocka_unit_test(test_tasks_per_node_repeat),
 	        cmocka_unit_test(test_tasks_per_node_single),
 	        cmocka_unit_test(test_tasks_per_node_list),
