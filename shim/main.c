@@ -25,18 +25,11 @@ static void on_watchdog(int sig)
 	_exit(EXIT_WIREUP);
 }
 
-/* Bounds the whole wire-up, whatever a library call does with its own timeout. */
+/* Last resort behind the fence's own timeout, for any call that hangs. */
 static void arm_watchdog(unsigned timeout_s)
 {
 	signal(SIGALRM, on_watchdog);
 	alarm(timeout_s + 10);
-}
-
-static int fail_wireup(const struct dist_err *err)
-{
-	msg_error("%s", err->msg);
-	wireup_pmix_abort(err->msg);
-	return EXIT_WIREUP;
 }
 
 static int build_request(const struct cli *cli, struct wireup_request *req, struct dist_err *err)
@@ -49,19 +42,27 @@ static int build_request(const struct cli *cli, struct wireup_request *req, stru
 	return 0;
 }
 
-static int wire_up(const struct cli *cli, struct dist_world *w, struct dist_err *err)
+/* LOCAL_FAILURE: why this task cannot start, or NULL. */
+static enum wireup_result wire_up(const struct cli *cli, const char *local_failure,
+                                  struct dist_world *w, struct dist_err *err)
 {
 	struct wireup_request req;
 
-	if (build_request(cli, &req, err))
-		return -1;
+	if (!local_failure && build_request(cli, &req, err))
+		local_failure = err->msg;
 	if (wireup_pmix_available())
-		return wireup_pmix(&req, w, err);
+		return wireup_pmix(&req, local_failure, w, err);
+	if (local_failure) {
+		/* No exchange to tell the others through: only this task stops. */
+		if (local_failure != err->msg)
+			snprintf(err->msg, sizeof(err->msg), "%s", local_failure);
+		return WIREUP_FAILED;
+	}
 	if (wireup_slurm_available())
-		return wireup_slurm(&req, w, err);
-	return dist_err_set(err,
-	                    "not inside a Slurm step or PMIx launch: run under srun (e.g. srun "
-	                    "--mpi=pmix dist-shim ...)");
+		return wireup_slurm(&req, w, err) ? WIREUP_FAILED : WIREUP_OK;
+	dist_err_set(err, "not inside a Slurm step or PMIx launch: run under srun (e.g. srun "
+	                  "--mpi=pmix dist-shim ...)");
+	return WIREUP_FAILED;
 }
 
 static int export_contract(const struct dist_mode *mode, const struct dist_world *w,
@@ -78,29 +79,88 @@ static int export_contract(const struct dist_mode *mode, const struct dist_world
 	return rc;
 }
 
-static int run_mode(const struct cli *cli, const struct dist_mode *mode)
+/* Prints why the program will not start; only rank 0 repeats a peer's
+ * failure, so the output has one line per cause, not one per task. */
+static void report(enum wireup_result result, const struct dist_world *w,
+                   const struct dist_err *err)
+{
+	if (result == WIREUP_PEER_FAILED && w->rank != 0)
+		return;
+	msg_error("%s", err->msg);
+	if (result == WIREUP_TIMED_OUT || result == WIREUP_FAILED_UNSHARED)
+		wireup_pmix_abort(err->msg);
+}
+
+/* Wires up and exports MODE's contract; FAILURE_RC is this task's own
+ * reason not to start (0 if none), which the other tasks learn too. */
+static int prepare(const struct cli *cli, const struct dist_mode *mode, int failure_rc,
+                   const struct dist_err *failure)
 {
 	struct dist_world world = {0};
 	struct dist_err err = {{0}};
+	enum wireup_result result;
 
 	arm_watchdog(cli->timeout_s);
-	if (wire_up(cli, &world, &err))
-		return fail_wireup(&err);
-	msg_set_rank(world.rank);
-	if (export_contract(mode, &world, &err))
-		return fail_wireup(&err);
+	result = wire_up(cli, failure_rc ? failure->msg : NULL, &world, &err);
+	if (result == WIREUP_OK && export_contract(mode, &world, &err))
+		result = WIREUP_FAILED;
+	if (result != WIREUP_OK) {
+		report(result, &world, &err);
+		return failure_rc ? failure_rc : EXIT_WIREUP;
+	}
 	alarm(0);
 	wireup_pmix_finalize();
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int check_mode(const struct cli *cli, const struct dist_mode **mode)
+{
+	struct dist_err err = {{0}};
+
+	if (!cli->mode) {
+		msg_error("no mode given: pass --mode %s (or --dist-mode to srun)",
+		          dist_mode_choices());
+		return EXIT_USAGE;
+	}
+	if (dist_mode_validate(cli->mode, &err)) {
+		msg_error("%s", err.msg);
+		return EXIT_USAGE;
+	}
+	dist_mode_lookup(cli->mode, mode);
+	return 0;
+}
+
+static int run(struct cli *cli)
 {
 	const struct dist_mode *mode = NULL;
 	struct dist_err err = {{0}};
+	char *path = NULL;
+	int rc = check_mode(cli, &mode);
+
+	if (rc)
+		return rc;
+	/* Found before the exchange, so that a program missing on one node
+	 * stops every task instead of leaving the others waiting for it. */
+	rc = launch_resolve(cli->cmd[0], &path, &err);
+	if (mode) {
+		int prc = prepare(cli, mode, rc, &err);
+
+		if (prc)
+			return prc;
+	} else if (rc) {
+		msg_error("%s", err.msg);
+		return rc;
+	}
+	cli_clear_env();
+	rc = launch_exec(path, cli->cmd, &err);
+	msg_error("%s", err.msg);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct dist_err err = {{0}};
 	struct cli cli;
-	char *path;
-	int rc;
 
 	if (cli_parse(argc, argv, &cli, &err)) {
 		msg_error("%s", err.msg);
@@ -114,29 +174,5 @@ int main(int argc, char **argv)
 		printf("dist-shim %s\n", DIST_VERSION);
 		return 0;
 	}
-	if (!cli.mode) {
-		msg_error("no mode given: pass --mode %s (or --dist-mode to srun)",
-		          dist_mode_choices());
-		return EXIT_USAGE;
-	}
-	if (dist_mode_validate(cli.mode, &err)) {
-		msg_error("%s", err.msg);
-		return EXIT_USAGE;
-	}
-	/* A program that cannot start is found before anyone waits for this task. */
-	rc = launch_resolve(cli.cmd[0], &path, &err);
-	if (rc) {
-		msg_error("%s", err.msg);
-		wireup_pmix_abort(err.msg);
-		return rc;
-	}
-	if (dist_mode_lookup(cli.mode, &mode) == DIST_MODE_AVAILABLE) {
-		rc = run_mode(&cli, mode);
-		if (rc)
-			return rc;
-	}
-	cli_clear_env();
-	rc = launch_exec(path, cli.cmd, &err);
-	msg_error("%s", err.msg);
-	return rc;
+	return run(&cli);
 }

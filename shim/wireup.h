@@ -18,9 +18,23 @@ struct wireup_request {
 	const char *user_master_port; /* MASTER_PORT the user exported, or NULL */
 };
 
+/* How a wire-up ended; anything but WIREUP_OK means the program must not start. */
+enum wireup_result {
+	WIREUP_OK,
+	WIREUP_FAILED,          /* this task failed; ERR says why */
+	WIREUP_FAILED_UNSHARED, /* this task failed and the others cannot know: abort */
+	WIREUP_PEER_FAILED,     /* another task failed and told us; ERR says which and why */
+	WIREUP_TIMED_OUT,       /* the fence failed or the others never all arrived: abort */
+};
+
 bool wireup_pmix_available(void);
-int wireup_pmix(const struct wireup_request *req, struct dist_world *w, struct dist_err *err);
-/* Tells the PMIx server the step cannot go on, so no task waits for us. */
+/* LOCAL_FAILURE, when not NULL, says why this task cannot start. It still
+ * joins the one fence: a node's first task reports it in its node record,
+ * so every task learns of it there and none starts the program; any other
+ * task aborts the step after the fence. Nobody waits out the timeout. */
+enum wireup_result wireup_pmix(const struct wireup_request *req, const char *local_failure,
+                               struct dist_world *w, struct dist_err *err);
+/* Ends the whole step at once (after a timeout: someone is stuck). */
 void wireup_pmix_abort(const char *why);
 /* Ends this process's use of PMIx so the user's program can start its own. */
 void wireup_pmix_finalize(void);

@@ -2,16 +2,24 @@
  * port it found free; one collecting fence, bounded by the timeout; then
  * every task reads the same data and so reaches the same choice. */
 #include <pmix.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "dist_slurmenv.h"
+#include "msg.h"
 #include "netlocal.h"
 #include "wireup.h"
 
-#define KEY_ADDRS "slurm-dist.addrs"
-#define KEY_PORT  "slurm-dist.port"
+#define KEY_NODE "slurm-dist.node"
+#define KEY_PORT "slurm-dist.port"
+/* A node record is RECORD_OK and the node's addresses, or RECORD_FAILED and why. */
+#define RECORD_OK     "ok "
+#define RECORD_FAILED "failed "
+#define RECORD_MAX    2048
 
 static pmix_proc_t me;
 static bool initialized;
@@ -104,19 +112,58 @@ static int put_string(const char *key, const char *value, struct dist_err *err)
 	return rc == PMIX_SUCCESS ? 0 : pmix_fail(err, "Put", rc);
 }
 
+/* Slurm's PMIx server ignores a client's PMIX_TIMEOUT on a fence, so the
+ * wait is bounded here: non-blocking fence, timed wait for its callback.
+ * Static because the callback may still come after we gave up. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t done_cond;
+	bool done;
+	pmix_status_t status;
+} fence_state = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, PMIX_SUCCESS};
+
+static void on_fence_done(pmix_status_t status, void *cbdata)
+{
+	(void)cbdata;
+	pthread_mutex_lock(&fence_state.lock);
+	fence_state.status = status;
+	fence_state.done = true;
+	pthread_cond_signal(&fence_state.done_cond);
+	pthread_mutex_unlock(&fence_state.lock);
+}
+
+/* Waits for on_fence_done until TIMEOUT_S have passed; true if it came. */
+static bool wait_for_fence(unsigned timeout_s, pmix_status_t *status)
+{
+	struct timespec deadline;
+	bool done;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += timeout_s;
+	pthread_mutex_lock(&fence_state.lock);
+	while (!fence_state.done &&
+	       pthread_cond_timedwait(&fence_state.done_cond, &fence_state.lock, &deadline) == 0)
+		;
+	done = fence_state.done;
+	*status = fence_state.status;
+	pthread_mutex_unlock(&fence_state.lock);
+	return done;
+}
+
 static int fence(unsigned timeout_s, struct dist_err *err)
 {
-	pmix_info_t info[2];
+	pmix_info_t info;
 	bool collect = true;
-	int timeout = (int)timeout_s;
 	pmix_status_t rc;
 
-	PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-	PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
-	rc = PMIx_Fence(NULL, 0, info, 2);
-	PMIX_INFO_DESTRUCT(&info[0]);
-	PMIX_INFO_DESTRUCT(&info[1]);
-	if (rc == PMIX_ERR_TIMEOUT)
+	PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+	rc = PMIx_Fence_nb(NULL, 0, &info, 1, on_fence_done, NULL);
+	PMIX_INFO_DESTRUCT(&info);
+	if (rc == PMIX_OPERATION_SUCCEEDED)
+		return 0;
+	if (rc != PMIX_SUCCESS)
+		return pmix_fail(err, "Fence", rc);
+	if (!wait_for_fence(timeout_s, &rc))
 		return dist_err_set(
 		        err,
 		        "timed out after %u s waiting for the step's other tasks; one of "
@@ -134,6 +181,7 @@ static int read_ranks(struct dist_world *w, struct dist_err *err)
 	    get_u32(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, &w->nnodes, err))
 		return -1;
 	w->rank = me.rank;
+	msg_set_rank(w->rank); /* errors from here on name the rank */
 	return 0;
 }
 
@@ -155,29 +203,41 @@ static void step_ids(uint32_t *jobid, uint32_t *stepid)
 	*stepid = env_u32("SLURM_STEP_ID", 0);
 }
 
-/* What this task contributes to the fence. */
-static int put_contribution(const struct wireup_request *req, const struct dist_world *w,
-                            const struct dist_addr_list *local, struct dist_err *err)
+/* Rank 0 finds the port: one more thing that can fail before anyone starts. */
+static int put_port(const struct wireup_request *req, struct dist_err *err)
 {
-	char text[2048];
+	uint32_t jobid, stepid;
+	uint16_t port;
+	char text[16];
 
-	if (w->local_rank == 0 && !req->user_master_addr) {
-		if (dist_addr_list_format(local, text, sizeof(text), err) ||
-		    put_string(KEY_ADDRS, text, err))
-			return -1;
-	}
-	if (w->rank == 0 && !req->user_master_port) {
-		uint32_t jobid, stepid;
-		uint16_t port;
+	step_ids(&jobid, &stepid);
+	if (wireup_pick_port(req, jobid, stepid, &port, err))
+		return -1;
+	snprintf(text, sizeof(text), "%u", port);
+	return put_string(KEY_PORT, text, err);
+}
 
-		step_ids(&jobid, &stepid);
-		if (wireup_pick_port(req, jobid, stepid, &port, err))
-			return -1;
-		snprintf(text, sizeof(text), "%u", port);
-		if (put_string(KEY_PORT, text, err))
-			return -1;
+/* The first task of each node speaks for it: the node's addresses, or why
+ * the program cannot start there (every task of a node runs the same
+ * program with the same environment, so its check stands for all). */
+static void put_node_record(const struct dist_world *w, const struct dist_addr_list *local,
+                            const char *failure)
+{
+	char text[RECORD_MAX], host[64] = "?";
+	struct dist_err ignored;
+
+	if (failure) {
+		gethostname(host, sizeof(host) - 1);
+		snprintf(text, sizeof(text), RECORD_FAILED "rank %u on %s: %s", w->rank, host,
+		         failure);
+	} else {
+		memcpy(text, RECORD_OK, sizeof(RECORD_OK));
+		if (dist_addr_list_format(local, text + strlen(RECORD_OK),
+		                          sizeof(text) - strlen(RECORD_OK), &ignored))
+			text[strlen(RECORD_OK)] =
+			        '\0'; /* too many addresses: let others pick none of ours */
 	}
-	return 0;
+	put_string(KEY_NODE, text, &ignored);
 }
 
 static int read_port(const struct wireup_request *req, struct dist_world *w, struct dist_err *err)
@@ -197,17 +257,8 @@ static int read_port(const struct wireup_request *req, struct dist_world *w, str
 	return 0;
 }
 
-static int leader_addrs(const struct wireup_request *req, pmix_rank_t leader,
-                        struct dist_addr_list *list, struct dist_err *err)
-{
-	char text[2048];
-
-	return get_string(leader, KEY_ADDRS, req->timeout_s, text, sizeof(text), err) ||
-	       dist_addr_list_parse(text, list, err);
-}
-
-/* Lowest rank on NODE, and whether rank 0 lives there. */
-static int node_leader(const char *node, pmix_rank_t *leader, bool *has_rank0, struct dist_err *err)
+/* Lowest rank on NODE, the one that put its record. */
+static int node_leader(const char *node, pmix_rank_t *leader, struct dist_err *err)
 {
 	pmix_proc_t *procs = NULL;
 	size_t n = 0;
@@ -220,79 +271,144 @@ static int node_leader(const char *node, pmix_rank_t *leader, bool *has_rank0, s
 	for (size_t i = 1; i < n; i++)
 		if (procs[i].rank < *leader)
 			*leader = procs[i].rank;
-	*has_rank0 = *leader == 0;
 	PMIX_PROC_FREE(procs, n);
 	return 0;
 }
 
-/* Reads every node's addresses and chooses rank 0's address all can reach. */
-static int choose_master_addr(const struct wireup_request *req, struct dist_world *w,
-                              struct dist_err *err)
+/* Every node's addresses; rank 0's node apart. */
+struct node_addrs {
+	struct dist_addr_list master;
+	struct dist_addr_list *others;
+	size_t nothers;
+};
+
+/* Reads one node's record into ADDRS; a failed node ends the reading. */
+static enum wireup_result read_node_record(const struct wireup_request *req, pmix_rank_t leader,
+                                           struct dist_addr_list *addrs, struct dist_err *err)
 {
-	struct dist_addr_list master = {.count = 0}, *others;
-	struct dist_ifaddr chosen;
-	char *nodes = NULL, *save = NULL;
-	size_t nothers = 0;
-	int rc = -1;
+	char text[RECORD_MAX];
 
-	if (PMIx_Resolve_nodes(me.nspace, &nodes) != PMIX_SUCCESS || !nodes)
-		return dist_err_set(err, "PMIx cannot list the step's nodes");
-	others = calloc(w->nnodes ? w->nnodes : 1, sizeof(*others));
-	if (!others) {
-		free(nodes);
-		return dist_err_set(err, "out of memory");
+	if (get_string(leader, KEY_NODE, req->timeout_s, text, sizeof(text), err))
+		return WIREUP_FAILED;
+	if (strncmp(text, RECORD_FAILED, strlen(RECORD_FAILED)) == 0) {
+		dist_err_set(err, "not starting: %s", text + strlen(RECORD_FAILED));
+		return WIREUP_PEER_FAILED;
 	}
-	for (char *node = strtok_r(nodes, ",", &save); node; node = strtok_r(NULL, ",", &save)) {
-		pmix_rank_t leader;
-		bool has_rank0;
-
-		if (node_leader(node, &leader, &has_rank0, err))
-			goto out;
-		if (!has_rank0 && nothers == w->nnodes)
-			continue; /* more names than nodes: ignore rather than overflow */
-		if (leader_addrs(req, leader, has_rank0 ? &master : &others[nothers], err))
-			goto out;
-		nothers += has_rank0 ? 0 : 1;
+	if (strncmp(text, RECORD_OK, strlen(RECORD_OK)) != 0 ||
+	    dist_addr_list_parse(text + strlen(RECORD_OK), addrs, err)) {
+		dist_err_set(err, "rank %u published a malformed node record", leader);
+		return WIREUP_FAILED;
 	}
-	if (dist_choose_master(&master, others, nothers, &chosen, err))
-		goto out;
-	dist_ipv4_format(chosen.addr, w->master_addr);
-	rc = 0;
-out:
-	free(others);
-	free(nodes);
-	return rc;
+	return WIREUP_OK;
 }
 
-int wireup_pmix(const struct wireup_request *req, struct dist_world *w, struct dist_err *err)
+static enum wireup_result read_node_records(const struct wireup_request *req,
+                                            const struct dist_world *w, struct node_addrs *all,
+                                            struct dist_err *err)
 {
-	struct dist_addr_list local;
+	enum wireup_result result = WIREUP_OK;
+	char *nodes = NULL, *save = NULL;
+
+	if (PMIx_Resolve_nodes(me.nspace, &nodes) != PMIX_SUCCESS || !nodes) {
+		dist_err_set(err, "PMIx cannot list the step's nodes");
+		return WIREUP_FAILED;
+	}
+	for (char *node = strtok_r(nodes, ",", &save); node && result == WIREUP_OK;
+	     node = strtok_r(NULL, ",", &save)) {
+		pmix_rank_t leader;
+
+		if (node_leader(node, &leader, err)) {
+			result = WIREUP_FAILED;
+		} else if (leader == 0) {
+			result = read_node_record(req, leader, &all->master, err);
+		} else if (all->nothers < w->nnodes) {
+			result = read_node_record(req, leader, &all->others[all->nothers], err);
+			all->nothers++;
+		}
+	}
+	free(nodes);
+	return result;
+}
+
+/* Everything a task needs from the fence: did every node get ready, the
+ * port, and rank 0's address all nodes reach. */
+static enum wireup_result read_exchange(const struct wireup_request *req, struct dist_world *w,
+                                        struct dist_err *err)
+{
+	struct node_addrs all = {.master = {.count = 0}, .nothers = 0};
+	struct dist_ifaddr chosen;
+	enum wireup_result result;
+
+	all.others = calloc(w->nnodes ? w->nnodes : 1, sizeof(*all.others));
+	if (!all.others) {
+		dist_err_set(err, "out of memory");
+		return WIREUP_FAILED;
+	}
+	result = read_node_records(req, w, &all, err);
+	if (result == WIREUP_OK && read_port(req, w, err))
+		result = WIREUP_FAILED;
+	if (result == WIREUP_OK && req->user_master_addr) {
+		snprintf(w->master_addr, sizeof(w->master_addr), "%s", req->user_master_addr);
+	} else if (result == WIREUP_OK) {
+		if (dist_choose_master(&all.master, all.others, all.nothers, &chosen, err))
+			result = WIREUP_FAILED;
+		else
+			dist_ipv4_format(chosen.addr, w->master_addr);
+	}
+	free(all.others);
+	return result;
+}
+
+/* This task's reason not to start, if it finds one before the fence. */
+static void prepare_contribution(const struct wireup_request *req, const struct dist_world *w,
+                                 struct dist_addr_list *local, struct dist_err *mine)
+{
+	if (mine->msg[0] == '\0' && w->rank == 0 && !req->user_master_port)
+		put_port(req, mine);
+	if (mine->msg[0] == '\0')
+		netlocal_addrs(local, mine);
+	if (w->local_rank == 0)
+		put_node_record(w, local, mine->msg[0] ? mine->msg : NULL);
+}
+
+enum wireup_result wireup_pmix(const struct wireup_request *req, const char *local_failure,
+                               struct dist_world *w, struct dist_err *err)
+{
+	struct dist_addr_list local = {.count = 0};
+	struct dist_err mine = {{0}};
+	enum wireup_result result;
 	pmix_status_t rc = PMIx_Init(&me, NULL, 0);
 
-	if (rc != PMIX_SUCCESS)
-		return pmix_fail(err, "Init", rc);
+	if (rc != PMIX_SUCCESS) {
+		pmix_fail(err, "Init", rc);
+		return WIREUP_FAILED;
+	}
 	initialized = true;
-	if (read_ranks(w, err) || netlocal_addrs(&local, err) ||
-	    put_contribution(req, w, &local, err))
-		return -1;
+	if (read_ranks(w, err))
+		return WIREUP_FAILED;
+	if (local_failure)
+		snprintf(mine.msg, sizeof(mine.msg), "%s", local_failure);
+	prepare_contribution(req, w, &local, &mine);
 	rc = PMIx_Commit();
-	if (rc != PMIX_SUCCESS)
-		return pmix_fail(err, "Commit", rc);
-	if (fence(req->timeout_s, err) || read_port(req, w, err))
-		return -1;
-	if (req->user_master_addr)
-		snprintf(w->master_addr, sizeof(w->master_addr), "%s", req->user_master_addr);
-	else if (choose_master_addr(req, w, err))
-		return -1;
-	wireup_find_master_ifname(w, &local);
-	return 0;
+	if (rc != PMIX_SUCCESS) {
+		pmix_fail(err, "Commit", rc);
+		return WIREUP_FAILED;
+	}
+	if (fence(req->timeout_s, err))
+		return WIREUP_TIMED_OUT;
+	if (mine.msg[0]) {
+		*err = mine;
+		/* Only a node's first task tells the others; anyone else must abort. */
+		return w->local_rank == 0 ? WIREUP_FAILED : WIREUP_FAILED_UNSHARED;
+	}
+	result = read_exchange(req, w, err);
+	if (result == WIREUP_OK)
+		wireup_find_master_ifname(w, &local);
+	return result;
 }
 
 void wireup_pmix_abort(const char *why)
 {
-	/* A task that fails before the fence still joins PMIx, to abort. */
-	if (!initialized && wireup_pmix_available() && PMIx_Init(&me, NULL, 0) == PMIX_SUCCESS)
-		initialized = true;
 	if (initialized)
 		PMIx_Abort(1, why, NULL, 0);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dist_slurmenv.h"
+#include "msg.h"
 #include "netlocal.h"
 #include "wireup.h"
 
@@ -68,6 +69,7 @@ static int read_ranks(struct dist_world *w, struct dist_err *err)
 		                    "of %u, node %u of %u)",
 		                    w->rank, w->size, w->local_rank, w->local_size, w->node_rank,
 		                    w->nnodes);
+	msg_set_rank(w->rank); /* errors from here on name the rank */
 	return 0;
 }
 

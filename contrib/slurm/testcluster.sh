@@ -172,6 +172,10 @@ do_down() {
 			done
 	fi
 	rm -f "$RUN"/slurmctld.pid "$RUN"/slurmd.*.pid
+	# Job ids restart at 1 with every `up`; PMIx directories a step left in a
+	# node's /tmp (spmix_appdir_<uid>_<job>.<step>) would make the same step id
+	# fail to launch next time.
+	rm -rf "${TC_DIR:?}/tmp"
 }
 
 # --- setup ------------------------------------------------------------------

@@ -21,3 +21,10 @@ assert_contains "$WORK/partial.err" "cannot execute '$prog'"
 echo "step ended after $((SECONDS - start)) s (fence timeout is 120 s)"
 run_srun cleanup -w tcn1 -N1 -n1 rm -f "$prog"
 assert_no_node_drained
+
+# Present but not executable: 126, like a shell.
+printf '#!/bin/sh\n' >"$WORK/not-executable"
+chmod 644 "$WORK/not-executable"
+run_srun noexec --dist-mode=ddp -N1 -n1 "$WORK/not-executable"
+assert_contains "$WORK/noexec.err" "cannot execute '$WORK/not-executable': Permission denied"
+assert_contains "$WORK/noexec.err" "exit code 126"
