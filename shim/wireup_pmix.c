@@ -315,7 +315,7 @@ static enum wireup_result read_node_records(const struct wireup_request *req,
 	}
 	for (char *node = strtok_r(nodes, ",", &save); node && result == WIREUP_OK;
 	     node = strtok_r(NULL, ",", &save)) {
-		pmix_rank_t leader;
+		pmix_rank_t leader = PMIX_RANK_INVALID;
 
 		if (node_leader(node, &leader, err)) {
 			result = WIREUP_FAILED;
