@@ -83,12 +83,9 @@ static bool is_srun_step(spank_t sp)
 }
 
 /* In task_init, slurmstepd's log reaches the task's stderr too: the user sees it. */
-static int fail_task(const char *fmt, const char *detail)
+static int fail_task(const char *why)
 {
-	char line[768];
-
-	snprintf(line, sizeof(line), fmt, detail);
-	slurm_error("dist: %s", line);
+	slurm_error("dist: %s", why);
 	return -1;
 }
 
@@ -111,14 +108,16 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (!mode_given || strcmp(mode, "none") == 0 || !is_srun_step(sp))
 		return 0;
 	if (dist_mode_validate(mode, &err))
-		return fail_task("%s", err.msg);
-	if (access(config.shim, X_OK) != 0)
-		return fail_task(
-		        "the shim %s is not executable here; check shim= in plugstack.conf",
+		return fail_task(err.msg);
+	if (access(config.shim, X_OK) != 0) {
+		slurm_error(
+		        "dist: the shim %s is not executable here; check shim= in plugstack.conf",
 		        config.shim);
+		return -1;
+	}
 	if (set_shim_env(sp))
-		return fail_task("%s", "cannot set the shim's variables in the task");
+		return fail_task("cannot set the shim's variables in the task");
 	if (wrap_task(sp, config.shim, &err))
-		return fail_task("%s", err.msg);
+		return fail_task(err.msg);
 	return 0;
 }
