@@ -11,12 +11,12 @@ build=${BUILD_DIR:-build}
 bash contrib/install-deps.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$build" -j"$(nproc)"
-TC_PLUGIN=$src/$build/spank/spank_dist.so TC_PLUGIN_ARGS="shim=$src/$build/shim/dist-shim" \
+TC_PLUGIN=$src/$build/spank/spank_dist.so TC_SHIM=$src/$build/shim/dist-shim \
 	contrib/slurm/testcluster.sh up
 eval "$(contrib/slurm/testcluster.sh env)"
 
 # Job files live where every node sees them (each node has a private /tmp).
-work=$src/$build/quickstart
+work=$TC_DIR/quickstart
 mkdir -p "$work"
 cp examples/train_ddp.py examples/train_ddp.sbatch "$work/"
 cd "$work"

@@ -22,6 +22,7 @@ TC_DIR=${TC_DIR:-/var/lib/slurm-dist-tc}
 TC_NODES=${TC_NODES:-3}
 TC_PLUGIN=${TC_PLUGIN:-}
 TC_PLUGIN_ARGS=${TC_PLUGIN_ARGS:-}
+TC_SHIM=${TC_SHIM:-}
 TC_TIMEOUT=${TC_TIMEOUT:-60}
 TC_KEEP_ON_FAILURE=${TC_KEEP_ON_FAILURE:-0}
 
@@ -64,6 +65,9 @@ check_config() {
 	fi
 	if [ -n "$TC_PLUGIN" ] && [ ! -f "$TC_PLUGIN" ]; then
 		die "TC_PLUGIN is not a file: $TC_PLUGIN"
+	fi
+	if [ -n "$TC_SHIM" ] && { [ -z "$TC_PLUGIN" ] || [ ! -x "$TC_SHIM" ]; }; then
+		die "TC_SHIM needs TC_PLUGIN and must be an executable file: $TC_SHIM"
 	fi
 	local tool
 	for tool in ip nsenter unshare mknod munged slurmctld slurmd sinfo timeout; do
@@ -248,7 +252,16 @@ write_configs() {
 	} >"$TC_DIR/gres.conf"
 
 	if [ -n "$TC_PLUGIN" ]; then
-		echo "required $TC_PLUGIN $TC_PLUGIN_ARGS" >"$TC_DIR/plugstack.conf"
+		# Copies under TC_DIR: a build tree under /tmp is invisible to the
+		# nodes, each of which has its own /tmp.
+		local stage=$TC_DIR/stage args=$TC_PLUGIN_ARGS
+		rm -rf "$stage" && mkdir -p "$stage"
+		cp "$TC_PLUGIN" "$stage/spank_dist.so"
+		if [ -n "$TC_SHIM" ]; then
+			cp "$TC_SHIM" "$stage/dist-shim"
+			args="shim=$stage/dist-shim${args:+ $args}"
+		fi
+		echo "required $stage/spank_dist.so $args" >"$TC_DIR/plugstack.conf"
 	else
 		: >"$TC_DIR/plugstack.conf"
 	fi

@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 
 try_args() {
 	local name=$1 args=$2
-	printf 'required %s %s\n' "$DIST_BUILD_DIR/spank/spank_dist.so" "$args" >"$WORK/$name.plugstack"
+	printf 'required %s %s\n' "$PLUGIN" "$args" >"$WORK/$name.plugstack"
 	sed "s|^PlugStackConfig=.*|PlugStackConfig=$WORK/$name.plugstack|" "$SLURM_CONF" >"$WORK/$name.conf"
 	SLURM_CONF=$WORK/$name.conf run_srun "$name" --dist-mode=ddp -N1 true
 	[ "$RC" -ne 0 ] || fail "srun with plugstack arguments '$args' exited 0"

@@ -5,16 +5,21 @@ set -euo pipefail
 
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC_DIR=$(cd "$TESTS_DIR/../.." && pwd)
-: "${DIST_BUILD_DIR:?set by ctest}"
 eval "$("$SRC_DIR/contrib/slurm/testcluster.sh" env)"
 PY=/usr/bin/python3 # Debian's, which has torch and mpi4py
-TRAIN=$TESTS_DIR/ddp_train.py
 TEST_NAME=$(basename "$0" .sh)
-# Job files must be on a path every node sees (each node has its own /tmp).
-WORK=$DIST_BUILD_DIR/tests/integration/work/$TEST_NAME
+# Job files must be on a path every node sees: each node has its own /tmp,
+# and the source or build tree may be under /tmp, so everything a job reads
+# or writes lives under the cluster's directory.
+WORK=$TC_DIR/work/$TEST_NAME
 rm -rf "$WORK"
 mkdir -p "$WORK"
 cd "$WORK"
+cp "$TESTS_DIR/ddp_train.py" "$WORK/"
+TRAIN=$WORK/ddp_train.py
+# The plugin and shim the cluster runs (testcluster.sh copies them there).
+SHIM=$TC_DIR/stage/dist-shim
+PLUGIN=$TC_DIR/stage/spank_dist.so
 
 fail() {
 	echo "FAIL: $TEST_NAME: $*" >&2

@@ -4,7 +4,6 @@
 # program. Also the standalone form: dist-shim under srun without the plugin.
 source "$(dirname "$0")/lib.sh"
 
-SHIM=$DIST_BUILD_DIR/shim/dist-shim
 run_srun late --mpi=pmix -N2 -n2 bash -c "
 	if [ \$SLURM_PROCID = 1 ]; then sleep 40; fi
 	exec $SHIM --mode ddp --timeout 3 -- touch $WORK/started-\$SLURM_PROCID"

@@ -9,7 +9,6 @@ run_srun site_range --mpi=pmix --dist-mode=ddp -N2 -n2 env
 port=$(sed -n 's/^MASTER_PORT=//p' "$WORK/site_range.out" | sort -u)
 [ "$port" -ge 24000 ] && [ "$port" -le 24999 ] || fail "MASTER_PORT '$port' outside 24000-24999"
 
-SHIM=$DIST_BUILD_DIR/shim/dist-shim
 cat >job.sh <<JOB
 #!/bin/bash
 #SBATCH -N 2 --ntasks-per-node=1 -w tcn1,tcn2
