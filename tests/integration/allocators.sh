@@ -1,0 +1,17 @@
+#!/bin/bash
+# --dist-mode in the help of srun, sbatch and salloc, as Slurm users look for
+# it; and given to salloc it reaches the sruns inside the allocation.
+source "$(dirname "$0")/lib.sh"
+
+for cmd in srun sbatch salloc; do
+	"$cmd" --help >"$WORK/$cmd.help" 2>&1 || true
+	assert_contains "$WORK/$cmd.help" "--dist-mode=MODE        Set up each task for distributed training:"
+	assert_contains "$WORK/$cmd.help" "none|ddp. none turns it off for one step."
+done
+
+RC=0
+timeout 120 salloc -N2 --dist-mode=ddp srun env >"$WORK/salloc.out" 2>"$WORK/salloc.err" || RC=$?
+[ "$RC" -eq 0 ] || { cat "$WORK/salloc.err" >&2; fail "salloc exited $RC"; }
+assert_count "$WORK/salloc.out" '^MASTER_ADDR=10.77.0.1$' 2
+assert_count "$WORK/salloc.out" '^RANK=[01]$' 2
+assert_count "$WORK/salloc.out" '^NNODES=2$' 2
