@@ -1,6 +1,7 @@
-/* PMIx wire-up: each node's first task puts its addresses, rank 0 also the
- * port it found free; one collecting fence, bounded by the timeout; then
- * every task reads the same data and so reaches the same choice. */
+/* PMIx wire-up: each node's first task puts a node record (the node's
+ * addresses, or why the program cannot start there), rank 0 also the port it
+ * found free; one collecting fence, bounded by the timeout; then every task
+ * reads the same records and so reaches the same choice. */
 #include <pmix.h>
 #include <pthread.h>
 #include <stdio.h>
