@@ -45,6 +45,11 @@ int dist_choose_master(const struct dist_addr_list *master_node,
                        const struct dist_addr_list *others, size_t nothers,
                        struct dist_ifaddr *chosen, struct dist_err *err);
 
+/* The same choice for NODES[WHICH], the other entries being the step's other
+ * nodes: the address by which every node reaches that one (hostfiles). */
+int dist_choose_node_addr(const struct dist_addr_list *nodes, size_t nnodes, size_t which,
+                          struct dist_ifaddr *chosen, struct dist_err *err);
+
 /*
  * Name of the local interface that reaches MASTER: the one holding it, else
  * one on the same subnet, else the one holding ROUTE_SRC (the source address

@@ -354,6 +354,71 @@ static void test_choose_tie_goes_to_first_listed(void **state)
 
 /* --- dist_local_ifname_for --- */
 
+/* --- dist_choose_node_addr --- */
+
+static void test_node_addr_each_node_its_own(void **state)
+{
+	struct dist_addr_list nodes[] = {
+	        list_of("lo=127.0.0.1/8,eth0=10.77.0.1/24,docker0=172.17.0.1/16"),
+	        list_of("lo=127.0.0.1/8,docker0=172.17.0.1/16,ens5=10.77.0.2/24"),
+	        list_of("lo=127.0.0.1/8,enp1s0=10.77.0.3/24,docker0=172.17.0.1/16"),
+	};
+	struct dist_ifaddr chosen;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	assert_int_equal(dist_choose_node_addr(nodes, 3, 0, &chosen, &err), 0);
+	assert_chosen(&chosen, "eth0", "10.77.0.1", 24);
+	assert_int_equal(dist_choose_node_addr(nodes, 3, 1, &chosen, &err), 0);
+	assert_chosen(&chosen, "ens5", "10.77.0.2", 24);
+	assert_int_equal(dist_choose_node_addr(nodes, 3, 2, &chosen, &err), 0);
+	assert_chosen(&chosen, "enp1s0", "10.77.0.3", 24);
+}
+
+static void test_node_addr_agrees_with_master_choice(void **state)
+{
+	struct dist_addr_list nodes[] = {
+	        list_of("ib0=192.168.0.1/24,eth0=10.0.0.1/16,docker0=172.17.0.1/16"),
+	        list_of("ib0=192.168.0.2/24,eth0=10.0.1.7/16,docker0=172.17.0.1/16"),
+	        list_of("eth0=10.0.2.9/16,docker0=172.17.0.1/16"),
+	};
+	struct dist_ifaddr as_node, as_master;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	assert_int_equal(dist_choose_node_addr(nodes, 3, 0, &as_node, &err), 0);
+	assert_int_equal(dist_choose_master(&nodes[0], &nodes[1], 2, &as_master, &err), 0);
+	assert_chosen(&as_node, as_master.ifname, "10.0.0.1", 16);
+}
+
+static void test_node_addr_single_node_loopback(void **state)
+{
+	struct dist_addr_list nodes[] = {list_of("lo=127.0.0.1/8")};
+	struct dist_ifaddr chosen;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	assert_int_equal(dist_choose_node_addr(nodes, 1, 0, &chosen, &err), 0);
+	assert_chosen(&chosen, "lo", "127.0.0.1", 8);
+}
+
+static void test_node_addr_nothing_usable_names_the_node(void **state)
+{
+	struct dist_addr_list nodes[] = {
+	        list_of("eth0=10.0.0.1/24"),
+	        list_of("lo=127.0.0.1/8,docker0=172.17.0.1/16"),
+	        list_of("docker0=172.17.0.1/16,eth0=10.0.0.3/24"),
+	};
+	struct dist_ifaddr chosen;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	assert_int_equal(dist_choose_node_addr(nodes, 3, 1, &chosen, &err), -1);
+	assert_string_equal(err.msg, "node 1 of the step has no IPv4 address the other nodes can "
+	                             "reach (only loopback, link-local or addresses other nodes "
+	                             "carry too)");
+}
+
 static void test_local_exact_address_wins(void **state)
 {
 	/* eth0's /8 also contains the master, but eth1 holds it. */
@@ -444,6 +509,10 @@ int main(void)
 	        cmocka_unit_test(test_choose_single_node_only_bridge),
 	        cmocka_unit_test(test_choose_multi_node_nothing_usable),
 	        cmocka_unit_test(test_choose_tie_goes_to_first_listed),
+	        cmocka_unit_test(test_node_addr_each_node_its_own),
+	        cmocka_unit_test(test_node_addr_agrees_with_master_choice),
+	        cmocka_unit_test(test_node_addr_single_node_loopback),
+	        cmocka_unit_test(test_node_addr_nothing_usable_names_the_node),
 	        cmocka_unit_test(test_local_exact_address_wins),
 	        cmocka_unit_test(test_local_same_subnet),
 	        cmocka_unit_test(test_local_route_source),
