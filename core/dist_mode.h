@@ -4,6 +4,8 @@
 #ifndef DIST_MODE_H
 #define DIST_MODE_H
 
+#include <stdbool.h>
+
 #include "dist_env.h"
 #include "dist_err.h"
 #include "dist_world.h"
@@ -11,6 +13,8 @@
 struct dist_mode {
 	const char *name;
 	const char *summary;
+	/* Needs dist_world.nodes (every node's address, tasks and GPUs). */
+	bool needs_nodes;
 	/* Fills ENV with the variables this mode's frameworks expect. */
 	int (*build_env)(const struct dist_world *world, struct dist_env *env,
 	                 struct dist_err *err);

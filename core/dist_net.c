@@ -142,38 +142,38 @@ static bool looks_like_local_bridge(const char *ifname)
 	return false;
 }
 
-/* Higher is better; negative means unusable. OTHERS[SKIP] is the node itself. */
-static long candidate_score(const struct dist_ifaddr *a, const struct dist_addr_list *others,
-                            size_t nothers, size_t skip)
+/* Higher is better; negative means unusable. NODES[WHICH] is A's own node. */
+static long candidate_score(const struct dist_ifaddr *a, const struct dist_addr_list *nodes,
+                            size_t nnodes, size_t which)
 {
 	long sharing = 0;
 
 	if (is_loopback_or_link_local(a->addr))
 		return -1;
-	for (size_t n = 0; n < nothers; n++) {
-		if (n == skip)
+	for (size_t n = 0; n < nnodes; n++) {
+		if (n == which)
 			continue;
-		if (list_has_addr(&others[n], a->addr))
+		if (list_has_addr(&nodes[n], a->addr))
 			return -1;
-		if (list_has_subnet(&others[n], a->addr, a->prefix))
+		if (list_has_subnet(&nodes[n], a->addr, a->prefix))
 			sharing++;
 	}
 	/* Subnet sharing counts most; a bridge-like name only breaks ties. */
 	return sharing * 2 + (looks_like_local_bridge(a->ifname) ? 0 : 1);
 }
 
-/* Best usable address of NODE; false when it has none. */
-static bool choose_best(const struct dist_addr_list *node, const struct dist_addr_list *others,
-                        size_t nothers, size_t skip, struct dist_ifaddr *chosen)
+/* Best usable address of NODES[WHICH]; false when it has none. */
+static bool choose_best(const struct dist_addr_list *nodes, size_t nnodes, size_t which,
+                        struct dist_ifaddr *chosen)
 {
 	long best_score = -1;
 
-	for (size_t i = 0; i < node->count; i++) {
-		long score = candidate_score(&node->a[i], others, nothers, skip);
+	for (size_t i = 0; i < nodes[which].count; i++) {
+		long score = candidate_score(&nodes[which].a[i], nodes, nnodes, which);
 
 		if (score > best_score) {
 			best_score = score;
-			*chosen = node->a[i];
+			*chosen = nodes[which].a[i];
 		}
 	}
 	return best_score >= 0;
@@ -187,31 +187,20 @@ static void choose_loopback(struct dist_ifaddr *chosen)
 	chosen->prefix = 8;
 }
 
-int dist_choose_master(const struct dist_addr_list *master_node,
-                       const struct dist_addr_list *others, size_t nothers,
-                       struct dist_ifaddr *chosen, struct dist_err *err)
-{
-	if (choose_best(master_node, others, nothers, SIZE_MAX, chosen))
-		return 0;
-	if (nothers == 0) {
-		choose_loopback(chosen);
-		return 0;
-	}
-	return dist_err_set(err,
-	                    "rank 0's node has no IPv4 address the other nodes can reach (only "
-	                    "loopback, link-local or addresses other nodes carry too); export "
-	                    "MASTER_ADDR to name one");
-}
-
 int dist_choose_node_addr(const struct dist_addr_list *nodes, size_t nnodes, size_t which,
                           struct dist_ifaddr *chosen, struct dist_err *err)
 {
-	if (choose_best(&nodes[which], nodes, nnodes, which, chosen))
+	if (choose_best(nodes, nnodes, which, chosen))
 		return 0;
 	if (nnodes == 1) {
 		choose_loopback(chosen);
 		return 0;
 	}
+	if (which == 0)
+		return dist_err_set(err,
+		                    "rank 0's node has no IPv4 address the other nodes can "
+		                    "reach (only loopback, link-local or addresses other nodes "
+		                    "carry too); export MASTER_ADDR to name one");
 	return dist_err_set(err,
 	                    "node %zu of the step has no IPv4 address the other nodes can reach "
 	                    "(only loopback, link-local or addresses other nodes carry too)",

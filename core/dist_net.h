@@ -35,18 +35,13 @@ int dist_ipv4_parse(const char *text, uint32_t *addr);
 void dist_ipv4_format(uint32_t addr, char buf[DIST_ADDR_MAX]);
 
 /*
- * Picks the master address among MASTER_NODE's addresses: never loopback or
- * link-local, never an address another node also carries (a docker0-style
- * bridge), preferring the subnet most other nodes share. OTHERS holds one
- * list per other node of the step. A step on one node with no usable address
- * gets 127.0.0.1 on "lo".
+ * Picks the address by which every node of the step reaches NODES[WHICH]
+ * (NODES holds one list per node): never loopback or link-local, never an
+ * address another node also carries (a docker0-style bridge), preferring
+ * the subnet most other nodes share, and among equals a name that does not
+ * look like a container bridge. A step on one node with no usable address
+ * gets 127.0.0.1 on "lo". Rank 0's node (which = 0) gives MASTER_ADDR.
  */
-int dist_choose_master(const struct dist_addr_list *master_node,
-                       const struct dist_addr_list *others, size_t nothers,
-                       struct dist_ifaddr *chosen, struct dist_err *err);
-
-/* The same choice for NODES[WHICH], the other entries being the step's other
- * nodes: the address by which every node reaches that one (hostfiles). */
 int dist_choose_node_addr(const struct dist_addr_list *nodes, size_t nnodes, size_t which,
                           struct dist_ifaddr *chosen, struct dist_err *err);
 

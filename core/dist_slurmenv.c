@@ -4,19 +4,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-int dist_parse_u32(const char *text, uint32_t *value)
+int dist_parse_u32_prefix(const char *text, uint32_t *value, char **end)
 {
 	unsigned long v;
-	char *end;
 
 	if (!text || *text < '0' || *text > '9')
 		return -1;
 	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (errno || *end != '\0' || v > UINT32_MAX)
+	v = strtoul(text, end, 10);
+	if (errno || v > UINT32_MAX)
 		return -1;
 	*value = (uint32_t)v;
 	return 0;
+}
+
+int dist_parse_u32(const char *text, uint32_t *value)
+{
+	uint32_t v;
+	char *end;
+
+	if (dist_parse_u32_prefix(text, &v, &end) || *end != '\0')
+		return -1; /* *VALUE untouched on error */
+	*value = v;
+	return 0;
+}
+
+uint32_t dist_count_list_items(const char *list)
+{
+	uint32_t n = 0;
+
+	if (!list || strcmp(list, "NoDevFiles") == 0)
+		return 0;
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if (strcspn(p, ",") > 0)
+			n++;
+	}
+	return n;
 }
 
 /* Parses one "N" or "N(xR)" group at *p, advancing *p past it. */

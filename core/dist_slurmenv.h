@@ -17,6 +17,13 @@ int dist_tasks_per_node_parse(const char *text, uint32_t *counts, size_t max, si
  * each task then runs its own line's command, not this argv. */
 bool dist_is_multi_prog_argv(int argc, char *const *argv);
 
+/* Parses a decimal at the start of TEXT, leaving *END after it. */
+int dist_parse_u32_prefix(const char *text, uint32_t *value, char **end);
+
+/* Entries of a comma-separated list such as CUDA_VISIBLE_DEVICES ("0,1,3"):
+ * 0 for NULL, "" or Slurm's "NoDevFiles". */
+uint32_t dist_count_list_items(const char *list);
+
 /* Parses a non-negative decimal that fits in 32 bits. */
 int dist_parse_u32(const char *text, uint32_t *value);
 

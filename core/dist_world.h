@@ -9,6 +9,13 @@
 #define DIST_IFNAME_MAX 16 /* IFNAMSIZ */
 #define DIST_ADDR_MAX   64 /* a numeric IPv4 address or a host name */
 
+/* One node of the step, as every node sees it. */
+struct dist_node {
+	char addr[DIST_ADDR_MAX]; /* IPv4 address every node of the step reaches */
+	uint32_t ntasks;          /* tasks of the step on it */
+	uint32_t gpus;            /* GPUs its first task sees */
+};
+
 struct dist_world {
 	uint32_t rank;       /* global rank, 0..size-1 */
 	uint32_t size;       /* tasks in the step */
@@ -20,6 +27,10 @@ struct dist_world {
 	uint16_t master_port;
 	/* Local interface that reaches master_addr; empty when unknown. */
 	char master_ifname[DIST_IFNAME_MAX];
+	uint32_t local_gpus; /* GPUs this task sees (CUDA_VISIBLE_DEVICES) */
+	/* nnodes entries in node order (rank 0's node first) when the mode or a
+	 * profile asked for them (dist_mode.needs_nodes), else NULL. */
+	const struct dist_node *nodes;
 };
 
 #endif

@@ -32,30 +32,34 @@ static void arm_watchdog(unsigned timeout_s)
 	alarm(timeout_s + 10);
 }
 
-static int build_request(const struct cli *cli, struct wireup_request *req, struct dist_err *err)
+/* Fills REQ; every field is set even when the port range is invalid, since
+ * a failing task still takes part in the exchange. */
+static int build_request(const struct cli *cli, const struct dist_mode *mode,
+                         struct wireup_request *req, struct dist_err *err)
 {
-	if (dist_port_range_parse(cli->port_range, &req->ports, err))
-		return -1;
 	req->timeout_s = cli->timeout_s;
 	req->user_master_addr = getenv("MASTER_ADDR");
 	req->user_master_port = getenv("MASTER_PORT");
-	return 0;
+	req->needs_nodes = mode->needs_nodes;
+	req->ports.lo = req->ports.hi = 0;
+	return dist_port_range_parse(cli->port_range, &req->ports, err);
 }
 
 /* LOCAL_FAILURE: why this task cannot start, or NULL. */
-static enum wireup_result wire_up(const struct cli *cli, const char *local_failure,
-                                  struct dist_world *w, struct dist_err *err)
+static enum wireup_result wire_up(const struct cli *cli, const struct dist_mode *mode,
+                                  const char *local_failure, struct dist_world *w,
+                                  struct dist_err *err)
 {
 	struct wireup_request req;
+	struct dist_err bad_request = {{0}};
 
-	if (!local_failure && build_request(cli, &req, err))
-		local_failure = err->msg;
+	if (build_request(cli, mode, &req, &bad_request) && !local_failure)
+		local_failure = bad_request.msg;
 	if (wireup_pmix_available())
 		return wireup_pmix(&req, local_failure, w, err);
 	if (local_failure) {
 		/* No exchange to tell the others through: only this task stops. */
-		if (local_failure != err->msg)
-			snprintf(err->msg, sizeof(err->msg), "%s", local_failure);
+		snprintf(err->msg, sizeof(err->msg), "%s", local_failure);
 		return WIREUP_FAILED;
 	}
 	if (wireup_slurm_available())
@@ -101,7 +105,7 @@ static int prepare(const struct cli *cli, const struct dist_mode *mode, int fail
 	enum wireup_result result;
 
 	arm_watchdog(cli->timeout_s);
-	result = wire_up(cli, failure_rc ? failure->msg : NULL, &world, &err);
+	result = wire_up(cli, mode, failure_rc ? failure->msg : NULL, &world, &err);
 	if (result == WIREUP_OK && export_contract(mode, &world, &err))
 		result = WIREUP_FAILED;
 	if (result != WIREUP_OK) {

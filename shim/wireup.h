@@ -16,6 +16,7 @@ struct wireup_request {
 	unsigned timeout_s;
 	const char *user_master_addr; /* MASTER_ADDR the user exported, or NULL */
 	const char *user_master_port; /* MASTER_PORT the user exported, or NULL */
+	bool needs_nodes;             /* fill dist_world.nodes */
 };
 
 /* How a wire-up ended; anything but WIREUP_OK means the program must not start. */
@@ -47,6 +48,8 @@ int wireup_user_port(const struct wireup_request *req, uint16_t *port, struct di
 /* First free port on this node, from the job's and step's first port on. */
 int wireup_pick_port(const struct wireup_request *req, uint32_t jobid, uint32_t stepid,
                      uint16_t *port, struct dist_err *err);
+/* GPUs this task sees: the entries of CUDA_VISIBLE_DEVICES. */
+uint32_t wireup_local_gpus(void);
 /* Sets w->master_ifname to the local interface that reaches w->master_addr. */
 void wireup_find_master_ifname(struct dist_world *w, const struct dist_addr_list *local);
 

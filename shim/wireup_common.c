@@ -28,6 +28,11 @@ int wireup_pick_port(const struct wireup_request *req, uint32_t jobid, uint32_t 
 	return dist_port_pick(&req->ports, first, netlocal_port_free, NULL, port, err);
 }
 
+uint32_t wireup_local_gpus(void)
+{
+	return dist_count_list_items(getenv("CUDA_VISIBLE_DEVICES"));
+}
+
 void wireup_find_master_ifname(struct dist_world *w, const struct dist_addr_list *local)
 {
 	const char *ifname;

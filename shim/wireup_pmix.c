@@ -182,6 +182,7 @@ static int read_ranks(struct dist_world *w, struct dist_err *err)
 	    get_u32(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, &w->nnodes, err))
 		return -1;
 	w->rank = me.rank;
+	w->local_gpus = wireup_local_gpus();
 	msg_set_rank(w->rank); /* errors from here on name the rank */
 	return 0;
 }
@@ -218,25 +219,25 @@ static int put_port(const struct wireup_request *req, struct dist_err *err)
 	return put_string(KEY_PORT, text, err);
 }
 
-/* The first task of each node speaks for it: the node's addresses, or why
- * the program cannot start there (every task of a node runs the same
- * program with the same environment, so its check stands for all). */
+/* The first task of each node speaks for it: "ok GPUS ADDRESSES", or
+ * "failed WHY" when the program cannot start there (every task of a node
+ * runs the same program with the same environment, so its check stands for
+ * all). */
 static void put_node_record(const struct dist_world *w, const struct dist_addr_list *local,
                             const char *failure)
 {
 	char text[RECORD_MAX], host[64] = "?";
 	struct dist_err ignored;
+	int n;
 
 	if (failure) {
 		gethostname(host, sizeof(host) - 1);
 		snprintf(text, sizeof(text), RECORD_FAILED "rank %u on %s: %s", w->rank, host,
 		         failure);
 	} else {
-		memcpy(text, RECORD_OK, sizeof(RECORD_OK));
-		if (dist_addr_list_format(local, text + strlen(RECORD_OK),
-		                          sizeof(text) - strlen(RECORD_OK), &ignored))
-			text[strlen(RECORD_OK)] =
-			        '\0'; /* too many addresses: let others pick none of ours */
+		n = snprintf(text, sizeof(text), RECORD_OK "%u ", w->local_gpus);
+		if (dist_addr_list_format(local, text + n, sizeof(text) - (size_t)n, &ignored))
+			text[n] = '\0'; /* too many addresses: let others pick none of ours */
 	}
 	put_string(KEY_NODE, text, &ignored);
 }
@@ -258,36 +259,69 @@ static int read_port(const struct wireup_request *req, struct dist_world *w, str
 	return 0;
 }
 
-/* Lowest rank on NODE, the one that put its record. */
-static int node_leader(const char *node, pmix_rank_t *leader, struct dist_err *err)
+/* One node of the step as PMIx describes it. */
+struct pmix_node {
+	pmix_rank_t leader; /* its lowest rank, the one that put its record */
+	uint32_t ntasks;
+};
+
+static int compare_leaders(const void *a, const void *b)
+{
+	pmix_rank_t x = ((const struct pmix_node *)a)->leader,
+	            y = ((const struct pmix_node *)b)->leader;
+
+	return x < y ? -1 : x > y;
+}
+
+static int describe_node(const char *name, struct pmix_node *node, struct dist_err *err)
 {
 	pmix_proc_t *procs = NULL;
 	size_t n = 0;
-	pmix_status_t rc = PMIx_Resolve_peers(node, me.nspace, &procs, &n);
+	pmix_status_t rc = PMIx_Resolve_peers(name, me.nspace, &procs, &n);
 
 	if (rc != PMIX_SUCCESS || n == 0)
-		return dist_err_set(err, "PMIx cannot list the tasks on node %s: %s", node,
+		return dist_err_set(err, "PMIx cannot list the tasks on node %s: %s", name,
 		                    PMIx_Error_string(rc));
-	*leader = procs[0].rank;
+	node->leader = procs[0].rank;
 	for (size_t i = 1; i < n; i++)
-		if (procs[i].rank < *leader)
-			*leader = procs[i].rank;
+		if (procs[i].rank < node->leader)
+			node->leader = procs[i].rank;
+	node->ntasks = (uint32_t)n;
 	PMIX_PROC_FREE(procs, n);
 	return 0;
 }
 
-/* Every node's addresses; rank 0's node apart. */
-struct node_addrs {
-	struct dist_addr_list master;
-	struct dist_addr_list *others;
-	size_t nothers;
-};
-
-/* Reads one node's record into ADDRS; a failed node ends the reading. */
-static enum wireup_result read_node_record(const struct wireup_request *req, pmix_rank_t leader,
-                                           struct dist_addr_list *addrs, struct dist_err *err)
+/* The step's nodes ordered by their first rank: rank 0's node first. */
+static int list_nodes(struct pmix_node *nodes, uint32_t max, uint32_t *count, struct dist_err *err)
 {
-	char text[RECORD_MAX];
+	char *names = NULL, *save = NULL;
+	int rc = 0;
+
+	*count = 0;
+	if (PMIx_Resolve_nodes(me.nspace, &names) != PMIX_SUCCESS || !names)
+		return dist_err_set(err, "PMIx cannot list the step's nodes");
+	for (char *name = strtok_r(names, ",", &save); name && rc == 0;
+	     name = strtok_r(NULL, ",", &save)) {
+		if (*count == max)
+			rc = dist_err_set(err, "PMIx lists more nodes than the %u of the step",
+			                  max);
+		else
+			rc = describe_node(name, &nodes[(*count)++], err);
+	}
+	free(names);
+	if (rc == 0)
+		qsort(nodes, *count, sizeof(*nodes), compare_leaders);
+	if (rc == 0 && (*count == 0 || nodes[0].leader != 0))
+		rc = dist_err_set(err, "PMIx does not list rank 0's node");
+	return rc;
+}
+
+/* Reads one node's record; a failed node ends the reading. */
+static enum wireup_result read_node_record(const struct wireup_request *req, pmix_rank_t leader,
+                                           struct dist_addr_list *addrs, uint32_t *gpus,
+                                           struct dist_err *err)
+{
+	char text[RECORD_MAX], *rest;
 
 	if (get_string(leader, KEY_NODE, req->timeout_s, text, sizeof(text), err))
 		return WIREUP_FAILED;
@@ -296,67 +330,100 @@ static enum wireup_result read_node_record(const struct wireup_request *req, pmi
 		return WIREUP_PEER_FAILED;
 	}
 	if (strncmp(text, RECORD_OK, strlen(RECORD_OK)) != 0 ||
-	    dist_addr_list_parse(text + strlen(RECORD_OK), addrs, err)) {
+	    dist_parse_u32_prefix(text + strlen(RECORD_OK), gpus, &rest) || *rest != ' ' ||
+	    dist_addr_list_parse(rest + 1, addrs, err)) {
 		dist_err_set(err, "rank %u published a malformed node record", leader);
 		return WIREUP_FAILED;
 	}
 	return WIREUP_OK;
 }
 
-static enum wireup_result read_node_records(const struct wireup_request *req,
-                                            const struct dist_world *w, struct node_addrs *all,
-                                            struct dist_err *err)
+/* Every node's record, in node order. */
+struct records {
+	struct pmix_node *nodes;
+	struct dist_addr_list *addrs;
+	uint32_t *gpus;
+	uint32_t count;
+};
+
+static enum wireup_result read_records(const struct wireup_request *req, const struct dist_world *w,
+                                       struct records *r, struct dist_err *err)
 {
 	enum wireup_result result = WIREUP_OK;
-	char *nodes = NULL, *save = NULL;
 
-	if (PMIx_Resolve_nodes(me.nspace, &nodes) != PMIX_SUCCESS || !nodes) {
-		dist_err_set(err, "PMIx cannot list the step's nodes");
+	if (list_nodes(r->nodes, w->nnodes, &r->count, err))
 		return WIREUP_FAILED;
-	}
-	for (char *node = strtok_r(nodes, ",", &save); node && result == WIREUP_OK;
-	     node = strtok_r(NULL, ",", &save)) {
-		pmix_rank_t leader = PMIX_RANK_INVALID;
-
-		if (node_leader(node, &leader, err)) {
-			result = WIREUP_FAILED;
-		} else if (leader == 0) {
-			result = read_node_record(req, leader, &all->master, err);
-		} else if (all->nothers < w->nnodes) {
-			result = read_node_record(req, leader, &all->others[all->nothers], err);
-			all->nothers++;
-		}
-	}
-	free(nodes);
+	for (uint32_t i = 0; i < r->count && result == WIREUP_OK; i++)
+		result = read_node_record(req, r->nodes[i].leader, &r->addrs[i], &r->gpus[i], err);
 	return result;
 }
 
+/* The node table modes that describe every node (hostfiles...) need. */
+static int fill_node_table(const struct records *r, struct dist_world *w, struct dist_err *err)
+{
+	static struct dist_node *table;
+	struct dist_ifaddr chosen;
+
+	free(table);
+	table = calloc(r->count, sizeof(*table));
+	if (!table)
+		return dist_err_set(err, "out of memory");
+	for (uint32_t i = 0; i < r->count; i++) {
+		if (dist_choose_node_addr(r->addrs, r->count, i, &chosen, err))
+			return -1;
+		dist_ipv4_format(chosen.addr, table[i].addr);
+		table[i].ntasks = r->nodes[i].ntasks;
+		table[i].gpus = r->gpus[i];
+	}
+	w->nodes = table;
+	return 0;
+}
+
+static int alloc_records(struct records *r, uint32_t nnodes)
+{
+	size_t n = nnodes ? nnodes : 1;
+
+	r->count = 0;
+	r->nodes = calloc(n, sizeof(*r->nodes));
+	r->addrs = calloc(n, sizeof(*r->addrs));
+	r->gpus = calloc(n, sizeof(*r->gpus));
+	return r->nodes && r->addrs && r->gpus ? 0 : -1;
+}
+
+static void free_records(struct records *r)
+{
+	free(r->nodes);
+	free(r->addrs);
+	free(r->gpus);
+}
+
 /* Everything a task needs from the fence: did every node get ready, the
- * port, and rank 0's address all nodes reach. */
+ * port, rank 0's address all nodes reach, and the node table if asked. */
 static enum wireup_result read_exchange(const struct wireup_request *req, struct dist_world *w,
                                         struct dist_err *err)
 {
-	struct node_addrs all = {.master = {.count = 0}, .nothers = 0};
+	struct records r;
 	struct dist_ifaddr chosen;
-	enum wireup_result result;
+	enum wireup_result result = WIREUP_FAILED;
 
-	all.others = calloc(w->nnodes ? w->nnodes : 1, sizeof(*all.others));
-	if (!all.others) {
+	if (alloc_records(&r, w->nnodes)) {
 		dist_err_set(err, "out of memory");
-		return WIREUP_FAILED;
-	}
-	result = read_node_records(req, w, &all, err);
-	if (result == WIREUP_OK && read_port(req, w, err))
-		result = WIREUP_FAILED;
-	if (result == WIREUP_OK && req->user_master_addr) {
-		snprintf(w->master_addr, sizeof(w->master_addr), "%s", req->user_master_addr);
-	} else if (result == WIREUP_OK) {
-		if (dist_choose_master(&all.master, all.others, all.nothers, &chosen, err))
+	} else {
+		result = read_records(req, w, &r, err);
+		if (result == WIREUP_OK && read_port(req, w, err))
 			result = WIREUP_FAILED;
-		else
+		if (result == WIREUP_OK && req->user_master_addr)
+			snprintf(w->master_addr, sizeof(w->master_addr), "%s",
+			         req->user_master_addr);
+		else if (result == WIREUP_OK &&
+		         dist_choose_node_addr(r.addrs, r.count, 0, &chosen, err))
+			result = WIREUP_FAILED;
+		else if (result == WIREUP_OK)
 			dist_ipv4_format(chosen.addr, w->master_addr);
+		if (result == WIREUP_OK && req->needs_nodes && fill_node_table(&r, w, err))
+			result = WIREUP_FAILED;
 	}
-	free(all.others);
+	free_records(&r);
 	return result;
 }
 

@@ -12,8 +12,6 @@
 #include "netlocal.h"
 #include "wireup.h"
 
-#define NODES_MAX 65536
-
 bool wireup_slurm_available(void)
 {
 	return getenv("SLURM_PROCID") && getenv("SLURM_STEP_NODELIST");
@@ -30,47 +28,126 @@ static int env_u32(const char *name, uint32_t *value, struct dist_err *err)
 	return 0;
 }
 
-static int read_local_size(struct dist_world *w, struct dist_err *err)
+/* Tasks on each node of the step, in node order (NNODES entries, malloc'd). */
+static int read_tasks_per_node(const struct dist_world *w, uint32_t **counts, struct dist_err *err)
 {
 	const char *text = getenv("SLURM_STEP_TASKS_PER_NODE");
-	uint32_t *counts;
 	size_t n;
-	int rc = -1;
 
 	if (!text)
 		return dist_err_set(err,
 		                    "SLURM_STEP_TASKS_PER_NODE is not set; is this a Slurm step?");
-	counts = calloc(NODES_MAX, sizeof(*counts));
-	if (!counts)
+	*counts = calloc(w->nnodes ? w->nnodes : 1, sizeof(**counts));
+	if (!*counts)
 		return dist_err_set(err, "out of memory");
-	if (dist_tasks_per_node_parse(text, counts, NODES_MAX, &n, err) == 0) {
-		if (w->node_rank < n && n == w->nnodes) {
-			w->local_size = counts[w->node_rank];
-			rc = 0;
-		} else {
-			dist_err_set(err, "SLURM_STEP_TASKS_PER_NODE '%s' does not match %u nodes",
-			             text, w->nnodes);
-		}
-	}
-	free(counts);
-	return rc;
+	if (dist_tasks_per_node_parse(text, *counts, w->nnodes, &n, err))
+		return -1;
+	if (n != w->nnodes)
+		return dist_err_set(err, "SLURM_STEP_TASKS_PER_NODE '%s' does not match %u nodes",
+		                    text, w->nnodes);
+	return 0;
 }
 
-static int read_ranks(struct dist_world *w, struct dist_err *err)
+static int read_ranks(struct dist_world *w, uint32_t **counts, struct dist_err *err)
 {
 	if (env_u32("SLURM_PROCID", &w->rank, err) || env_u32("SLURM_NTASKS", &w->size, err) ||
 	    env_u32("SLURM_LOCALID", &w->local_rank, err) ||
 	    env_u32("SLURM_NODEID", &w->node_rank, err) ||
-	    env_u32("SLURM_STEP_NUM_NODES", &w->nnodes, err) || read_local_size(w, err))
+	    env_u32("SLURM_STEP_NUM_NODES", &w->nnodes, err) || read_tasks_per_node(w, counts, err))
 		return -1;
+	if (w->node_rank < w->nnodes)
+		w->local_size = (*counts)[w->node_rank];
 	if (w->rank >= w->size || w->node_rank >= w->nnodes || w->local_rank >= w->local_size)
 		return dist_err_set(err,
 		                    "inconsistent Slurm task variables (rank %u of %u, local %u "
 		                    "of %u, node %u of %u)",
 		                    w->rank, w->size, w->local_rank, w->local_size, w->node_rank,
 		                    w->nnodes);
+	w->local_gpus = wireup_local_gpus();
 	msg_set_rank(w->rank); /* errors from here on name the rank */
 	return 0;
+}
+
+/* NODE's NodeAddr in MSG, as an IPv4 address. */
+static int address_of(const node_info_msg_t *msg, const char *node, char *addr_out,
+                      struct dist_err *err)
+{
+	const node_info_t *info = NULL;
+	uint32_t addr;
+
+	for (uint32_t i = 0; msg && i < msg->record_count && !info; i++)
+		if (msg->node_array[i].name && strcmp(msg->node_array[i].name, node) == 0)
+			info = &msg->node_array[i];
+	if (!info || !info->node_addr)
+		return dist_err_set(
+		        err,
+		        "slurmctld did not describe node %s; export MASTER_ADDR or launch "
+		        "with --mpi=pmix",
+		        node);
+	if (netlocal_resolve(info->node_addr, &addr) != 0)
+		return dist_err_set(err,
+		                    "NodeAddr '%s' of node %s does not resolve to an IPv4 "
+		                    "address; export MASTER_ADDR or launch with --mpi=pmix",
+		                    info->node_addr, node);
+	dist_ipv4_format(addr, addr_out);
+	return 0;
+}
+
+/* Asks slurmctld about NODE (NULL: every node) in one RPC. */
+static int load_nodes(const char *node, node_info_msg_t **msg, struct dist_err *err)
+{
+	int rc = node ? slurm_load_node_single(msg, (char *)node, SHOW_ALL)
+	              : slurm_load_node((time_t)0, msg, SHOW_ALL);
+
+	if (rc != SLURM_SUCCESS || !*msg)
+		return dist_err_set(
+		        err,
+		        "cannot ask slurmctld for node addresses (%s); export MASTER_ADDR "
+		        "or launch with --mpi=pmix",
+		        slurm_strerror(slurm_get_errno()));
+	return 0;
+}
+
+/* The node table without an exchange: names in node order from
+ * SLURM_STEP_NODELIST (libslurm's hostlist), tasks from
+ * SLURM_STEP_TASKS_PER_NODE, addresses from one RPC; every node is taken to
+ * have as many GPUs as this task sees, since nothing tells otherwise. */
+static int fill_node_table(struct dist_world *w, const uint32_t *counts, struct dist_err *err)
+{
+	static struct dist_node *table;
+	node_info_msg_t *msg = NULL;
+	hostlist_t hl = NULL;
+	int rc = -1;
+
+	free(table);
+	table = calloc(w->nnodes, sizeof(*table));
+	if (!table)
+		return dist_err_set(err, "out of memory");
+	if (load_nodes(NULL, &msg, err))
+		return -1;
+	hl = slurm_hostlist_create(getenv("SLURM_STEP_NODELIST"));
+	for (uint32_t i = 0; hl && i < w->nnodes; i++) {
+		char *name = slurm_hostlist_shift(hl);
+		int bad = !name || address_of(msg, name, table[i].addr, err);
+
+		free(name);
+		if (bad)
+			goto out;
+		table[i].ntasks = counts[i];
+		table[i].gpus = w->local_gpus;
+	}
+	if (!hl || slurm_hostlist_count(hl) != 0) {
+		dist_err_set(err, "SLURM_STEP_NODELIST '%s' does not list %u nodes",
+		             getenv("SLURM_STEP_NODELIST"), w->nnodes);
+		goto out;
+	}
+	w->nodes = table;
+	rc = 0;
+out:
+	if (hl)
+		slurm_hostlist_destroy(hl);
+	slurm_free_node_info_msg(msg);
+	return rc;
 }
 
 /* First node of the step, where Slurm puts rank 0. */
@@ -89,43 +166,26 @@ static int first_node(char *name, size_t len, struct dist_err *err)
 	return rc;
 }
 
-/* Asks slurmctld for NODE's NodeAddr and makes it an IPv4 address. */
-static int node_address(const char *node, char *addr_out, struct dist_err *err)
-{
-	node_info_msg_t *msg = NULL;
-	uint32_t addr;
-	int rc;
-
-	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) != SLURM_SUCCESS || !msg ||
-	    msg->record_count < 1 || !msg->node_array[0].node_addr) {
-		rc = dist_err_set(err,
-		                  "cannot ask slurmctld for the address of node %s (%s); export "
-		                  "MASTER_ADDR or launch with --mpi=pmix",
-		                  node, slurm_strerror(slurm_get_errno()));
-	} else if (netlocal_resolve(msg->node_array[0].node_addr, &addr) != 0) {
-		rc = dist_err_set(err,
-		                  "NodeAddr '%s' of node %s does not resolve to an IPv4 "
-		                  "address; export MASTER_ADDR or launch with --mpi=pmix",
-		                  msg->node_array[0].node_addr, node);
-	} else {
-		dist_ipv4_format(addr, addr_out);
-		rc = 0;
-	}
-	if (msg)
-		slurm_free_node_info_msg(msg);
-	return rc;
-}
-
 static int read_master_addr(const struct wireup_request *req, struct dist_world *w,
                             struct dist_err *err)
 {
+	node_info_msg_t *msg = NULL;
 	char node[256];
+	int rc;
 
 	if (req->user_master_addr) {
 		snprintf(w->master_addr, sizeof(w->master_addr), "%s", req->user_master_addr);
 		return 0;
 	}
-	return first_node(node, sizeof(node), err) || node_address(node, w->master_addr, err);
+	if (w->nodes) {
+		snprintf(w->master_addr, sizeof(w->master_addr), "%s", w->nodes[0].addr);
+		return 0;
+	}
+	if (first_node(node, sizeof(node), err) || load_nodes(node, &msg, err))
+		return -1;
+	rc = address_of(msg, node, w->master_addr, err);
+	slurm_free_node_info_msg(msg);
+	return rc;
 }
 
 /* Every task computes the same port; only rank 0 can check it, and with no
@@ -154,10 +214,16 @@ static int read_master_port(const struct wireup_request *req, struct dist_world 
 int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct dist_err *err)
 {
 	struct dist_addr_list local;
+	uint32_t *counts = NULL;
+	int rc = -1;
 
-	if (read_ranks(w, err) || read_master_addr(req, w, err) || read_master_port(req, w, err) ||
-	    netlocal_addrs(&local, err))
-		return -1;
-	wireup_find_master_ifname(w, &local);
-	return 0;
+	if (read_ranks(w, &counts, err) == 0 &&
+	    (!req->needs_nodes || fill_node_table(w, counts, err) == 0) &&
+	    read_master_addr(req, w, err) == 0 && read_master_port(req, w, err) == 0 &&
+	    netlocal_addrs(&local, err) == 0) {
+		wireup_find_master_ifname(w, &local);
+		rc = 0;
+	}
+	free(counts);
+	return rc;
 }

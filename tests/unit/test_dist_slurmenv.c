@@ -152,6 +152,31 @@ static void test_parse_u32(void **state)
 	assert_int_equal(v, 7);
 }
 
+static void test_parse_u32_prefix(void **state)
+{
+	uint32_t v = 0;
+	char *end;
+
+	(void)state;
+	assert_int_equal(dist_parse_u32_prefix("12 eth0=1.2.3.4/8", &v, &end), 0);
+	assert_int_equal(v, 12);
+	assert_string_equal(end, " eth0=1.2.3.4/8");
+	assert_int_equal(dist_parse_u32_prefix("x1", &v, &end), -1);
+	assert_int_equal(dist_parse_u32_prefix("4294967296 ", &v, &end), -1);
+}
+
+static void test_count_list_items(void **state)
+{
+	(void)state;
+	assert_int_equal(dist_count_list_items(NULL), 0);
+	assert_int_equal(dist_count_list_items(""), 0);
+	assert_int_equal(dist_count_list_items("NoDevFiles"), 0);
+	assert_int_equal(dist_count_list_items("0"), 1);
+	assert_int_equal(dist_count_list_items("0,1,3"), 3);
+	assert_int_equal(dist_count_list_items("GPU-5e1a,GPU-77b2"), 2);
+	assert_int_equal(dist_count_list_items("0,,2,"), 2);
+}
+
 static void test_multi_prog_argv_detected(void **state)
 {
 	char *conf[] = {"mp.conf", "# two programs\n\n0-1 env\n* hostname\n", NULL};
@@ -182,6 +207,8 @@ static void test_ordinary_argv_not_multi_prog(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_parse_u32_prefix),
+	        cmocka_unit_test(test_count_list_items),
 	        cmocka_unit_test(test_multi_prog_argv_detected),
 	        cmocka_unit_test(test_ordinary_argv_not_multi_prog),
 	        cmocka_unit_test(test_tasks_per_node_repeat),
