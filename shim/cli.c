@@ -7,26 +7,29 @@
 
 #include "dist_mode.h"
 #include "dist_port.h"
+#include "dist_profile.h"
 #include "dist_slurmenv.h"
 
 void cli_usage(void)
 {
-	printf("Usage: dist-shim [--mode MODE] [--port-range LO-HI] [--timeout SECONDS] -- "
-	       "PROGRAM [ARGS...]\n"
+	printf("Usage: dist-shim [--mode MODE] [--compat LIST] [--port-range LO-HI]\n"
+	       "                 [--timeout SECONDS] -- PROGRAM [ARGS...]\n"
 	       "\n"
 	       "Sets up the environment a distributed training framework expects for this task\n"
 	       "of a Slurm step (or of any PMIx launch), then execs PROGRAM.\n"
 	       "\n"
 	       "  -m, --mode MODE          %s (default: $" DIST_SHIM_ENV_MODE ")\n"
+	       "  -c, --compat LIST        platform profiles to add: %s,\n"
+	       "                           comma-separated (default: $" DIST_SHIM_ENV_COMPAT ")\n"
 	       "  -p, --port-range LO-HI   where MASTER_PORT is chosen (default %s)\n"
-	       "  -t, --timeout SECONDS    bound on waiting for the step's other tasks (default "
-	       "%d)\n"
+	       "  -t, --timeout SECONDS    bound on waiting for the other tasks (default %d)\n"
 	       "  -h, --help               this text\n"
 	       "  -V, --version            version\n"
 	       "\n"
 	       "Variables you export yourself (MASTER_PORT, GLOO_SOCKET_IFNAME...) are kept.\n"
 	       "See dist-shim(1).\n",
-	       dist_mode_choices(), DIST_PORT_RANGE_DEFAULT, SHIM_TIMEOUT_DEFAULT);
+	       dist_mode_choices(), dist_profile_choices(), DIST_PORT_RANGE_DEFAULT,
+	       SHIM_TIMEOUT_DEFAULT);
 }
 
 static int parse_timeout(const char *text, unsigned *timeout_s, struct dist_err *err)
@@ -45,6 +48,7 @@ static void defaults_from_env(struct cli *cli)
 	cli->action = CLI_RUN;
 	cli->mode = getenv(DIST_SHIM_ENV_MODE);
 	cli->port_range = getenv(DIST_SHIM_ENV_PORT_RANGE);
+	cli->compat = getenv(DIST_SHIM_ENV_COMPAT);
 	if (!cli->port_range)
 		cli->port_range = DIST_PORT_RANGE_DEFAULT;
 	cli->timeout_s = SHIM_TIMEOUT_DEFAULT;
@@ -70,6 +74,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	        {"mode", required_argument, NULL, 'm'},
 	        {"port-range", required_argument, NULL, 'p'},
 	        {"timeout", required_argument, NULL, 't'},
+	        {"compat", required_argument, NULL, 'c'},
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
@@ -79,13 +84,16 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, which starts the user's command. */
-	while ((c = getopt_long(argc, argv, "+m:p:t:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:p:t:c:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			cli->mode = optarg;
 			break;
 		case 'p':
 			cli->port_range = optarg;
+			break;
+		case 'c':
+			cli->compat = optarg;
 			break;
 		case 't':
 			if (parse_timeout(optarg, &cli->timeout_s, err) != 0)
@@ -128,5 +136,6 @@ void cli_clear_env(void)
 	unsetenv(DIST_SHIM_ENV_MODE);
 	unsetenv(DIST_SHIM_ENV_PORT_RANGE);
 	unsetenv(DIST_SHIM_ENV_TIMEOUT);
+	unsetenv(DIST_SHIM_ENV_COMPAT);
 	unsetenv(DIST_SHIM_ENV_ARGV0);
 }

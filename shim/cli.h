@@ -14,6 +14,7 @@ struct cli {
 	enum cli_action action;
 	const char *mode;
 	const char *port_range;
+	const char *compat; /* --dist-compat profiles, or NULL */
 	unsigned timeout_s;
 	char **cmd; /* NULL-terminated; cmd[0] is the program */
 	char *argv0_copy;

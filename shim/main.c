@@ -1,6 +1,7 @@
 /* dist-shim: runs as the user in each task of a step, sets up the contract
  * of the chosen mode, and execs the user's program in its own place. */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +9,31 @@
 
 #include "cli.h"
 #include "dist_mode.h"
+#include "dist_profile.h"
 #include "launch.h"
 #include "msg.h"
 #include "wireup.h"
 
 #define EXIT_USAGE  2
 #define EXIT_WIREUP 1
+
+/* What the task is to become: a mode's contract and the profiles on top. */
+struct plan {
+	const struct dist_mode *mode; /* NULL for "none" */
+	const struct dist_profile *profiles[DIST_PROFILES_MAX];
+	size_t nprofiles;
+	char **extra_args; /* appended to the program's arguments by profiles */
+	size_t nextra;
+};
+
+static bool plan_needs_nodes(const struct plan *plan)
+{
+	bool needs = plan->mode->needs_nodes;
+
+	for (size_t i = 0; i < plan->nprofiles; i++)
+		needs = needs || dist_profile_needs_nodes(plan->profiles[i]);
+	return needs;
+}
 
 static void on_watchdog(int sig)
 {
@@ -34,26 +54,26 @@ static void arm_watchdog(unsigned timeout_s)
 
 /* Fills REQ; every field is set even when the port range is invalid, since
  * a failing task still takes part in the exchange. */
-static int build_request(const struct cli *cli, const struct dist_mode *mode,
-                         struct wireup_request *req, struct dist_err *err)
+static int build_request(const struct cli *cli, const struct plan *plan, struct wireup_request *req,
+                         struct dist_err *err)
 {
 	req->timeout_s = cli->timeout_s;
 	req->user_master_addr = getenv("MASTER_ADDR");
 	req->user_master_port = getenv("MASTER_PORT");
-	req->needs_nodes = mode->needs_nodes;
+	req->needs_nodes = plan_needs_nodes(plan);
 	req->ports.lo = req->ports.hi = 0;
 	return dist_port_range_parse(cli->port_range, &req->ports, err);
 }
 
 /* LOCAL_FAILURE: why this task cannot start, or NULL. */
-static enum wireup_result wire_up(const struct cli *cli, const struct dist_mode *mode,
+static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan,
                                   const char *local_failure, struct dist_world *w,
                                   struct dist_err *err)
 {
 	struct wireup_request req;
 	struct dist_err bad_request = {{0}};
 
-	if (build_request(cli, mode, &req, &bad_request) && !local_failure)
+	if (build_request(cli, plan, &req, &bad_request) && !local_failure)
 		local_failure = bad_request.msg;
 	if (wireup_pmix_available())
 		return wireup_pmix(&req, local_failure, w, err);
@@ -69,17 +89,23 @@ static enum wireup_result wire_up(const struct cli *cli, const struct dist_mode 
 	return WIREUP_FAILED;
 }
 
-static int export_contract(const struct dist_mode *mode, const struct dist_world *w,
-                           struct dist_err *err)
+/* Exports the mode's contract with the profiles' variables over it, and
+ * collects the arguments profiles append to the program's. */
+static int export_contract(struct plan *plan, const struct dist_world *w, struct dist_err *err)
 {
 	struct dist_env env;
 	int rc;
 
 	dist_env_init(&env);
-	rc = mode->build_env(w, &env, err);
+	rc = plan->mode->build_env(w, &env, err);
+	if (rc == 0)
+		rc = dist_profiles_build_env(plan->profiles, plan->nprofiles, w, &env, err);
 	if (rc == 0)
 		rc = dist_env_export(&env, err);
 	dist_env_free(&env);
+	if (rc == 0)
+		rc = dist_profiles_build_args(plan->profiles, plan->nprofiles, w, &plan->extra_args,
+		                              &plan->nextra, err);
 	return rc;
 }
 
@@ -95,9 +121,9 @@ static void report(enum wireup_result result, const struct dist_world *w,
 		wireup_pmix_abort(err->msg);
 }
 
-/* Wires up and exports MODE's contract; FAILURE_RC is this task's own
+/* Wires up and exports the plan's contract; FAILURE_RC is this task's own
  * reason not to start (0 if none), which the other tasks learn too. */
-static int prepare(const struct cli *cli, const struct dist_mode *mode, int failure_rc,
+static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
                    const struct dist_err *failure)
 {
 	struct dist_world world = {0};
@@ -105,8 +131,8 @@ static int prepare(const struct cli *cli, const struct dist_mode *mode, int fail
 	enum wireup_result result;
 
 	arm_watchdog(cli->timeout_s);
-	result = wire_up(cli, mode, failure_rc ? failure->msg : NULL, &world, &err);
-	if (result == WIREUP_OK && export_contract(mode, &world, &err))
+	result = wire_up(cli, plan, failure_rc ? failure->msg : NULL, &world, &err);
+	if (result == WIREUP_OK && export_contract(plan, &world, &err))
 		result = WIREUP_FAILED;
 	if (result != WIREUP_OK) {
 		report(result, &world, &err);
@@ -117,37 +143,58 @@ static int prepare(const struct cli *cli, const struct dist_mode *mode, int fail
 	return 0;
 }
 
-static int check_mode(const struct cli *cli, const struct dist_mode **mode)
+static int make_plan(const struct cli *cli, struct plan *plan)
 {
 	struct dist_err err = {{0}};
 
+	memset(plan, 0, sizeof(*plan));
 	if (!cli->mode) {
 		msg_error("no mode given: pass --mode %s (or --dist-mode to srun)",
 		          dist_mode_choices());
 		return EXIT_USAGE;
 	}
-	if (dist_mode_validate(cli->mode, &err)) {
+	if (dist_mode_validate(cli->mode, &err) ||
+	    (cli->compat &&
+	     dist_profiles_parse(cli->compat, plan->profiles, &plan->nprofiles, &err))) {
 		msg_error("%s", err.msg);
 		return EXIT_USAGE;
 	}
-	dist_mode_lookup(cli->mode, mode);
+	dist_mode_lookup(cli->mode, &plan->mode);
 	return 0;
+}
+
+/* The program's arguments followed by those the profiles add. */
+static char **full_argv(char **cmd, const struct plan *plan)
+{
+	size_t n = 0;
+	char **argv;
+
+	while (cmd[n])
+		n++;
+	if (plan->nextra == 0)
+		return cmd;
+	argv = calloc(n + plan->nextra + 1, sizeof(*argv));
+	if (!argv)
+		return cmd;
+	memcpy(argv, cmd, n * sizeof(*argv));
+	memcpy(argv + n, plan->extra_args, plan->nextra * sizeof(*argv));
+	return argv;
 }
 
 static int run(struct cli *cli)
 {
-	const struct dist_mode *mode = NULL;
 	struct dist_err err = {{0}};
+	struct plan plan;
 	char *path = NULL;
-	int rc = check_mode(cli, &mode);
+	int rc = make_plan(cli, &plan);
 
 	if (rc)
 		return rc;
 	/* Found before the exchange, so that a program missing on one node
 	 * stops every task instead of leaving the others waiting for it. */
 	rc = launch_resolve(cli->cmd[0], &path, &err);
-	if (mode) {
-		int prc = prepare(cli, mode, rc, &err);
+	if (plan.mode) {
+		int prc = prepare(cli, &plan, rc, &err);
 
 		if (prc)
 			return prc;
@@ -156,7 +203,7 @@ static int run(struct cli *cli)
 		return rc;
 	}
 	cli_clear_env();
-	rc = launch_exec(path, cli->cmd, &err);
+	rc = launch_exec(path, full_argv(cli->cmd, &plan), &err);
 	msg_error("%s", err.msg);
 	return rc;
 }

@@ -1,0 +1,310 @@
+#include "dist_profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Huawei ModelArts: the start file gets --init_method (and, on several
+ * nodes, --rank/--world_size of the nodes); MPI jobs read MA_* and VC_*. */
+static const struct dist_profile_var modelarts_vars[] = {
+        {"MA_NUM_HOSTS", SRC_NNODES},       {"MA_NUM_GPUS", SRC_GPUS_PER_NODE},
+        {"MA_CURRENT_IP", SRC_NODE_ADDR},   {"VC_TASK_INDEX", SRC_NODE_RANK},
+        {"VC_WORKER_HOSTS", SRC_HOST_LIST},
+};
+static const struct dist_profile_arg modelarts_args[] = {
+        {"--init_method", SRC_TCP_INIT_METHOD, false},
+        {"--rank", SRC_NODE_RANK, true},
+        {"--world_size", SRC_NNODES, true},
+};
+
+/* Tencent TI-ONE: one container per node, so RANK and WORLD_SIZE count nodes. */
+static const struct dist_profile_var tione_vars[] = {
+        {"WORLD_SIZE", SRC_NNODES},
+        {"RANK", SRC_NODE_RANK},
+        {"INDEX", SRC_NODE_RANK},
+        {"NODE_LIST", SRC_NODE_GPU_LIST},
+        {"GPU_NUM", SRC_GPUS_TOTAL},
+        {"GPU_NUM_PER_NODE", SRC_GPUS_PER_NODE},
+        {"NODE_IP_SLOT_LIST", SRC_NODE_SLOT_LIST},
+};
+
+/* Azure ML: the ddp contract plus its Batch-era master variables. */
+static const struct dist_profile_var azureml_vars[] = {
+        {"NODE_RANK", SRC_NODE_RANK},
+        {"AZ_BATCH_MASTER_NODE", SRC_MASTER_ADDR_PORT},
+        {"AZ_BATCHAI_MPI_MASTER_NODE", SRC_MASTER_ADDR},
+        {"AZUREML_NODE_COUNT", SRC_NNODES},
+};
+
+/* Kubeflow PyTorchJob: torchrun's PET_* (the others come with ddp). */
+static const struct dist_profile_var kubeflow_vars[] = {
+        {"PET_NPROC_PER_NODE", SRC_PROCS_PER_NODE},
+};
+
+static const struct dist_profile profiles[] = {
+        {"modelarts", "Huawei ModelArts", modelarts_vars, COUNT(modelarts_vars), modelarts_args,
+         COUNT(modelarts_args)},
+        {"tione", "Tencent TI-ONE", tione_vars, COUNT(tione_vars), NULL, 0},
+        {"azureml", "Azure ML", azureml_vars, COUNT(azureml_vars), NULL, 0},
+        {"kubeflow", "Kubeflow PyTorchJob", kubeflow_vars, COUNT(kubeflow_vars), NULL, 0},
+};
+
+const char *dist_profile_choices(void)
+{
+	return "modelarts|tione|azureml|kubeflow";
+}
+
+static const struct dist_profile *find_profile(const char *name, size_t len)
+{
+	for (size_t i = 0; i < COUNT(profiles); i++)
+		if (strlen(profiles[i].name) == len && strncmp(profiles[i].name, name, len) == 0)
+			return &profiles[i];
+	return NULL;
+}
+
+int dist_profiles_parse(const char *list, const struct dist_profile **out, size_t *count,
+                        struct dist_err *err)
+{
+	const char *p = list;
+
+	*count = 0;
+	if (!list || !*list)
+		return dist_err_set(err,
+		                    "empty --dist-compat: valid profiles are %s, comma-separated",
+		                    dist_profile_choices());
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		const struct dist_profile *profile = find_profile(p, len);
+
+		if (!profile)
+			return dist_err_set(err,
+			                    "invalid --dist-compat '%s': valid profiles are %s, "
+			                    "comma-separated",
+			                    list, dist_profile_choices());
+		for (size_t i = 0; i < *count; i++)
+			if (out[i] == profile)
+				return dist_err_set(err, "--dist-compat '%s' names %s twice", list,
+				                    profile->name);
+		if (*count == DIST_PROFILES_MAX)
+			return dist_err_set(err, "--dist-compat '%s' names too many profiles",
+			                    list);
+		out[(*count)++] = profile;
+		p += len;
+		if (*p == ',' && *++p == '\0')
+			return dist_err_set(err, "invalid --dist-compat '%s': trailing comma",
+			                    list);
+	}
+	return 0;
+}
+
+static bool needs_node_table(enum dist_source source)
+{
+	return source >= SRC_NODE_ADDR;
+}
+
+bool dist_profile_needs_nodes(const struct dist_profile *profile)
+{
+	for (size_t i = 0; i < profile->nvars; i++)
+		if (needs_node_table(profile->vars[i].source))
+			return true;
+	for (size_t i = 0; i < profile->nargs; i++)
+		if (needs_node_table(profile->args[i].source))
+			return true;
+	return false;
+}
+
+/* Appends "addr[:N]" for every node, comma-separated; N from COUNT_OF. */
+static int render_node_list(const struct dist_world *w,
+                            uint32_t (*count_of)(const struct dist_node *), char *buf, size_t len,
+                            struct dist_err *err)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < w->nnodes; i++) {
+		int n = count_of ? snprintf(buf + used, len - used, "%s%s:%u", i ? "," : "",
+		                            w->nodes[i].addr, count_of(&w->nodes[i]))
+		                 : snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+		                            w->nodes[i].addr);
+
+		if (n < 0 || (size_t)n >= len - used)
+			return dist_err_set(err, "node list too long for %u nodes", w->nnodes);
+		used += (size_t)n;
+	}
+	return 0;
+}
+
+static uint32_t gpus_of(const struct dist_node *node)
+{
+	return node->gpus;
+}
+
+/* Hostfile-style slots: one per GPU, or per task on a node without GPUs. */
+static uint32_t slots_of(const struct dist_node *node)
+{
+	return node->gpus ? node->gpus : node->ntasks;
+}
+
+static uint32_t total_gpus(const struct dist_world *w)
+{
+	uint32_t total = 0;
+
+	for (uint32_t i = 0; i < w->nnodes; i++)
+		total += w->nodes[i].gpus;
+	return total;
+}
+
+static int render_u32(uint32_t v, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%u", v) < 0 ? -1 : 0;
+}
+
+static int render_from_node_table(enum dist_source source, const struct dist_world *w, char *buf,
+                                  size_t len, struct dist_err *err)
+{
+	if (!w->nodes)
+		return dist_err_set(err, "the node table was not gathered for this profile");
+	switch (source) {
+	case SRC_NODE_ADDR:
+		snprintf(buf, len, "%s", w->nodes[w->node_rank].addr);
+		return 0;
+	case SRC_GPUS_PER_NODE:
+		return render_u32(w->nodes[w->node_rank].gpus, buf, len);
+	case SRC_GPUS_TOTAL:
+		return render_u32(total_gpus(w), buf, len);
+	case SRC_HOST_LIST:
+		return render_node_list(w, NULL, buf, len, err);
+	case SRC_NODE_GPU_LIST:
+		return render_node_list(w, gpus_of, buf, len, err);
+	case SRC_NODE_SLOT_LIST:
+		return render_node_list(w, slots_of, buf, len, err);
+	default:
+		return dist_err_set(err, "unknown value source %d", (int)source);
+	}
+}
+
+int dist_source_render(enum dist_source source, const struct dist_world *w, char *buf, size_t len,
+                       struct dist_err *err)
+{
+	switch (source) {
+	case SRC_RANK:
+		return render_u32(w->rank, buf, len);
+	case SRC_WORLD_SIZE:
+		return render_u32(w->size, buf, len);
+	case SRC_LOCAL_RANK:
+		return render_u32(w->local_rank, buf, len);
+	case SRC_NODE_RANK:
+		return render_u32(w->node_rank, buf, len);
+	case SRC_NNODES:
+		return render_u32(w->nnodes, buf, len);
+	case SRC_MASTER_ADDR:
+		snprintf(buf, len, "%s", w->master_addr);
+		return 0;
+	case SRC_MASTER_PORT:
+		return render_u32(w->master_port, buf, len);
+	case SRC_MASTER_ADDR_PORT:
+		snprintf(buf, len, "%s:%u", w->master_addr, w->master_port);
+		return 0;
+	case SRC_TCP_INIT_METHOD:
+		snprintf(buf, len, "tcp://%s:%u", w->master_addr, w->master_port);
+		return 0;
+	case SRC_PROCS_PER_NODE:
+		return render_u32(w->local_gpus ? w->local_gpus : 1, buf, len);
+	default:
+		return render_from_node_table(source, w, buf, len, err);
+	}
+}
+
+/* Which profile set NAME first, for the conflict message. */
+struct setter {
+	const char *name;
+	const struct dist_profile *profile;
+};
+
+static const struct dist_profile *set_by(const struct setter *setters, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(setters[i].name, name) == 0)
+			return setters[i].profile;
+	return NULL;
+}
+
+int dist_profiles_build_env(const struct dist_profile *const *list, size_t count,
+                            const struct dist_world *w, struct dist_env *env, struct dist_err *err)
+{
+	struct setter setters[DIST_ENV_MAX];
+	size_t nsetters = 0;
+	char value[4096];
+
+	for (size_t p = 0; p < count; p++) {
+		for (size_t i = 0; i < list[p]->nvars; i++) {
+			const char *name = list[p]->vars[i].name;
+			const struct dist_profile *earlier = set_by(setters, nsetters, name);
+
+			if (dist_source_render(list[p]->vars[i].source, w, value, sizeof(value),
+			                       err))
+				return -1;
+			if (earlier && strcmp(dist_env_get(env, name), value) != 0)
+				return dist_err_set(
+				        err,
+				        "--dist-compat profiles %s and %s give %s different "
+				        "meanings (%s vs %s); use one of them",
+				        earlier->name, list[p]->name, name, dist_env_get(env, name),
+				        value);
+			if (dist_env_set(env, name, value, err))
+				return -1;
+			if (!earlier && nsetters < DIST_ENV_MAX)
+				setters[nsetters++] = (struct setter){name, list[p]};
+		}
+	}
+	return 0;
+}
+
+void dist_argv_free(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+static int append_arg(char **argv, size_t *argc, const char *text, struct dist_err *err)
+{
+	argv[*argc] = strdup(text);
+	if (!argv[*argc])
+		return dist_err_set(err, "out of memory");
+	(*argc)++;
+	return 0;
+}
+
+int dist_profiles_build_args(const struct dist_profile *const *list, size_t count,
+                             const struct dist_world *w, char ***argv_out, size_t *argc,
+                             struct dist_err *err)
+{
+	size_t max = 1;
+	char **argv, value[4096];
+
+	for (size_t p = 0; p < count; p++)
+		max += 2 * list[p]->nargs;
+	argv = calloc(max, sizeof(*argv));
+	if (!argv)
+		return dist_err_set(err, "out of memory");
+	*argc = 0;
+	for (size_t p = 0; p < count; p++) {
+		for (size_t i = 0; i < list[p]->nargs; i++) {
+			const struct dist_profile_arg *arg = &list[p]->args[i];
+
+			if (arg->multi_node_only && w->nnodes < 2)
+				continue;
+			if (dist_source_render(arg->source, w, value, sizeof(value), err) ||
+			    append_arg(argv, argc, arg->flag, err) ||
+			    append_arg(argv, argc, value, err)) {
+				dist_argv_free(argv);
+				return -1;
+			}
+		}
+	}
+	*argv_out = argv;
+	return 0;
+}

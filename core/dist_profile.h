@@ -1,0 +1,84 @@
+/* Platform profiles (--dist-compat): each managed platform's names and
+ * meanings on top of a mode's contract. A profile is data, one table per
+ * platform in dist_profile.c: a new platform is a new table, not new logic. */
+#ifndef DIST_PROFILE_H
+#define DIST_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dist_env.h"
+#include "dist_err.h"
+#include "dist_world.h"
+
+/* What a profile variable or argument is set to. */
+enum dist_source {
+	SRC_RANK,             /* global rank of the task */
+	SRC_WORLD_SIZE,       /* tasks in the step */
+	SRC_LOCAL_RANK,       /* rank among the node's tasks */
+	SRC_NODE_RANK,        /* index of the node */
+	SRC_NNODES,           /* nodes in the step */
+	SRC_MASTER_ADDR,      /* MASTER_ADDR */
+	SRC_MASTER_PORT,      /* MASTER_PORT */
+	SRC_MASTER_ADDR_PORT, /* "addr:port" */
+	SRC_TCP_INIT_METHOD,  /* "tcp://addr:port" */
+	SRC_PROCS_PER_NODE,   /* processes a per-node launcher should start: GPUs, at least 1 */
+	/* From the node table (dist_world.nodes): */
+	SRC_NODE_ADDR,      /* this node's address every node reaches */
+	SRC_GPUS_PER_NODE,  /* GPUs on this node */
+	SRC_GPUS_TOTAL,     /* GPUs on all nodes */
+	SRC_HOST_LIST,      /* "addr,addr,..." */
+	SRC_NODE_GPU_LIST,  /* "addr:gpus,..." */
+	SRC_NODE_SLOT_LIST, /* "addr:slots,...": GPUs, or tasks on a node without GPUs */
+};
+
+struct dist_profile_var {
+	const char *name;
+	enum dist_source source;
+};
+
+struct dist_profile_arg {
+	const char *flag;
+	enum dist_source source;
+	bool multi_node_only; /* left out when the step has one node */
+};
+
+struct dist_profile {
+	const char *name;
+	const char *platform;
+	const struct dist_profile_var *vars;
+	size_t nvars;
+	const struct dist_profile_arg *args; /* appended to the user's command */
+	size_t nargs;
+};
+
+#define DIST_PROFILES_MAX 8
+
+/* Parses "tione,kubeflow" into PROFILES (known names, no repeats). */
+int dist_profiles_parse(const char *list, const struct dist_profile **profiles, size_t *count,
+                        struct dist_err *err);
+
+/* "modelarts|tione|azureml|kubeflow", for help texts. */
+const char *dist_profile_choices(void);
+
+/* True when a profile needs dist_world.nodes. */
+bool dist_profile_needs_nodes(const struct dist_profile *profile);
+
+/* Sets the profiles' variables in ENV over the mode's. Two profiles giving
+ * one variable different values is an error naming both. */
+int dist_profiles_build_env(const struct dist_profile *const *profiles, size_t count,
+                            const struct dist_world *w, struct dist_env *env, struct dist_err *err);
+
+/* The arguments the profiles append to the user's command, as a
+ * NULL-terminated malloc'd array of malloc'd strings (free with
+ * dist_argv_free); *ARGC is their number. */
+int dist_profiles_build_args(const struct dist_profile *const *profiles, size_t count,
+                             const struct dist_world *w, char ***argv, size_t *argc,
+                             struct dist_err *err);
+void dist_argv_free(char **argv);
+
+/* Renders SOURCE for W into BUF. */
+int dist_source_render(enum dist_source source, const struct dist_world *w, char *buf, size_t len,
+                       struct dist_err *err);
+
+#endif
