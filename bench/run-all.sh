@@ -1,0 +1,77 @@
+#!/bin/bash
+# run-all.sh — every benchmark of bench/, then one compact table of ratios
+# (each wrapped launch over the bare launch it wraps, measured side by side).
+#
+#   bench/run-all.sh [BUILD_DIR]
+#
+# BUILD_DIR (default build/) must hold spank/spank_dist.so and shim/dist-shim.
+# Runs exec_hop.sh (no cluster), then brings the local test cluster up with
+# that plugin and shim (contrib/slurm/testcluster.sh up: a running test
+# cluster is restarted, its state wiped), runs srun_step.sh, pmix_floor.sh and
+# rendezvous.sh, and takes the cluster DOWN again however it ends. Needs root
+# (the cluster).
+# About 2.5 minutes on a 2-core machine with the defaults.
+#
+# Repetitions (see each script): BENCH_REPS (exec hop, 200), BENCH_STEP_REPS
+# (srun steps, 10), BENCH_PMIX_REPS (PMIx floor, 6), BENCH_RDV_REPS (rendezvous,
+# 2); BENCH_QUICK=1 sets them to 50, 3, 2 and 1 for a smoke run (about 1 min).
+# BENCH_RESULTS=FILE keeps the raw rows.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+BUILD=${1:-$SRC_DIR/build}
+PLUGIN=$BUILD/spank/spank_dist.so
+SHIM_BUILD=$BUILD/shim/dist-shim
+if [ ! -f "$PLUGIN" ] || [ ! -x "$SHIM_BUILD" ]; then
+	bench_die "no plugin/shim in $BUILD (cmake -S $SRC_DIR -B $BUILD && cmake --build $BUILD)"
+fi
+[ "$(id -u)" -eq 0 ] || bench_die "the test cluster needs root"
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	export BENCH_REPS=${BENCH_REPS:-50} BENCH_STEP_REPS=${BENCH_STEP_REPS:-3}
+	export BENCH_STEP_DIAG_REPS=${BENCH_STEP_DIAG_REPS:-2} BENCH_RDV_REPS=${BENCH_RDV_REPS:-1}
+	export BENCH_PMIX_REPS=${BENCH_PMIX_REPS:-2}
+fi
+TC=$SRC_DIR/contrib/slurm/testcluster.sh
+
+if [ -z "$BENCH_RESULTS" ]; then
+	BENCH_RESULTS=$(mktemp "${TMPDIR:-/tmp}/slurm-dist-bench-results.XXXXXX")
+	BENCH_CLEANUP+=("$BENCH_RESULTS")
+fi
+: >"$BENCH_RESULTS"
+export BENCH_RESULTS
+# One build of the timing helper for all scripts.
+bench_build_tools
+export BENCH_TOOLS
+
+cluster_down() {
+	timeout 120 "$TC" down >/dev/null 2>&1 || echo "bench: warning: testcluster.sh down failed" >&2
+}
+trap 'cluster_down; bench_cleanup' EXIT
+
+echo "== slurm-dist launch benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "== machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), kernel $(uname -r)"
+echo "== build: $BUILD"
+echo
+
+"$BENCH_DIR/exec_hop.sh" "$SHIM_BUILD"
+echo
+
+echo "== bringing the test cluster up with $PLUGIN"
+TC_PLUGIN=$PLUGIN TC_SHIM=$SHIM_BUILD timeout 300 "$TC" up 2>&1 | tail -1
+eval "$("$TC" env)"
+echo
+
+"$BENCH_DIR/srun_step.sh"
+echo
+"$BENCH_DIR/pmix_floor.sh"
+echo
+"$BENCH_DIR/rendezvous.sh"
+echo
+
+echo "== summary: ratio = wrapped / bare (rendezvous: per-task / torchrun), medians, same run"
+awk -F'\t' '
+	BEGIN { printf "%-10s  %-55s  %-20s  %-26s  %7s  %4s\n", "bench", "what", "bare", "wrapped", "ratio", "reps" }
+	{ printf "%-10s  %-55s  %-20s  %-26s  %6.2fx  %4d\n", $1, substr($2, 1, 55),
+		sprintf("%s %.*f ms", $3, ($4 < 100 ? 2 : 0), $4), sprintf("%s %.*f ms", $5, ($6 < 100 ? 2 : 0), $6), $7, $8 }' "$BENCH_RESULTS"
+echo
+echo "== taking the test cluster down"
