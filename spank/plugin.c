@@ -10,49 +10,17 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "dist_mode.h"
 #include "dist_protocol.h"
+#include "options.h"
 #include "wrap.h"
 
 SPANK_PLUGIN(dist, 1);
 
 static struct dist_config config;
-static char mode[64];
-static bool mode_given;
-
-static int on_dist_mode(int val, const char *optarg, int remote);
-
-static struct spank_option dist_mode_option = {
-        "dist-mode",
-        "MODE",
-        "Set up each task for distributed training: none|ddp. none turns it off for one "
-        "step. (slurm-dist)",
-        1,
-        0,
-        on_dist_mode,
-};
-
-/* Validation here stops srun, sbatch and salloc. In slurmstepd a failure
- * would fail plugin initialisation and drain the node, so the value is only
- * stored there and checked again in task_init, which fails just the task. */
-static int on_dist_mode(int val, const char *optarg, int remote)
-{
-	struct dist_err err;
-
-	(void)val;
-	snprintf(mode, sizeof(mode), "%s", optarg ? optarg : "");
-	mode_given = true;
-	if (!remote && dist_mode_validate(mode, &err)) {
-		slurm_error("dist: %s", err.msg);
-		return -1;
-	}
-	return 0;
-}
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	struct dist_err err;
-	spank_err_t rc;
 
 	/* slurmd itself, prolog and epilog: nothing to do, and nothing that could drain the node.
 	 */
@@ -62,9 +30,23 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		slurm_error("dist: %s; fix plugstack.conf", err.msg);
 		return -1;
 	}
-	rc = spank_option_register(sp, &dist_mode_option);
-	if (rc != ESPANK_SUCCESS) {
-		slurm_error("dist: cannot register --dist-mode: %s", spank_strerror(rc));
+	return dist_options_register(sp);
+}
+
+/* srun, sbatch and salloc, once all options are known: the checks that
+ * need several of them. */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	struct dist_err err;
+
+	(void)sp;
+	(void)ac;
+	(void)av;
+	if (spank_remote(sp) || spank_context() == S_CTX_JOB_SCRIPT ||
+	    spank_context() == S_CTX_SLURMD)
+		return 0;
+	if (dist_options_validate(&err)) {
+		slurm_error("dist: %s", err.msg);
 		return -1;
 	}
 	return 0;
@@ -91,7 +73,9 @@ static int fail_task(const char *why)
 
 static int set_shim_env(spank_t sp)
 {
-	if (spank_setenv(sp, DIST_SHIM_ENV_MODE, mode, 1) != ESPANK_SUCCESS ||
+	if (spank_setenv(sp, DIST_SHIM_ENV_MODE, dist_options.mode, 1) != ESPANK_SUCCESS ||
+	    (dist_options.compat_given &&
+	     spank_setenv(sp, DIST_SHIM_ENV_COMPAT, dist_options.compat, 1) != ESPANK_SUCCESS) ||
 	    spank_setenv(sp, DIST_SHIM_ENV_PORT_RANGE, config.port_range, 1) != ESPANK_SUCCESS ||
 	    (config.timeout[0] &&
 	     spank_setenv(sp, DIST_SHIM_ENV_TIMEOUT, config.timeout, 1) != ESPANK_SUCCESS))
@@ -105,9 +89,9 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 
 	(void)ac;
 	(void)av;
-	if (!mode_given || strcmp(mode, "none") == 0 || !is_srun_step(sp))
+	if (!dist_options_active() || !is_srun_step(sp))
 		return 0;
-	if (dist_mode_validate(mode, &err))
+	if (dist_options_validate(&err))
 		return fail_task(err.msg);
 	if (access(config.shim, X_OK) != 0) {
 		slurm_error(

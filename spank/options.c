@@ -1,0 +1,104 @@
+#include "options.h"
+
+#include <slurm/slurm.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dist_mode.h"
+#include "dist_profile.h"
+
+struct dist_options dist_options;
+
+static int on_dist_mode(int val, const char *optarg, int remote);
+static int on_dist_compat(int val, const char *optarg, int remote);
+
+static struct spank_option mode_option = {
+        "dist-mode",
+        "MODE",
+        "Set up each task for distributed training: none|ddp. none turns it off for one "
+        "step. (slurm-dist)",
+        1,
+        0,
+        on_dist_mode,
+};
+
+static struct spank_option compat_option = {
+        "dist-compat",
+        "LIST",
+        "With --dist-mode, also give tasks what these platforms set: "
+        "modelarts|tione|azureml|kubeflow, comma-separated. (slurm-dist)",
+        1,
+        0,
+        on_dist_compat,
+};
+
+/* Stores VALUE; validation here stops srun, sbatch and salloc. In
+ * slurmstepd a failing callback would fail the plugin's initialisation and
+ * drain the node, so there the value is only stored and checked again in
+ * task_init, which fails just the task. */
+static int store(char *dst, size_t len, bool *given, const char *value, int remote,
+                 int (*validate)(const char *, struct dist_err *))
+{
+	struct dist_err err;
+
+	snprintf(dst, len, "%s", value ? value : "");
+	*given = true;
+	if (!remote && validate(dst, &err)) {
+		slurm_error("dist: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int validate_compat(const char *list, struct dist_err *err)
+{
+	const struct dist_profile *profiles[DIST_PROFILES_MAX];
+	size_t n;
+
+	return dist_profiles_parse(list, profiles, &n, err);
+}
+
+static int on_dist_mode(int val, const char *optarg, int remote)
+{
+	(void)val;
+	return store(dist_options.mode, sizeof(dist_options.mode), &dist_options.mode_given, optarg,
+	             remote, dist_mode_validate);
+}
+
+static int on_dist_compat(int val, const char *optarg, int remote)
+{
+	(void)val;
+	return store(dist_options.compat, sizeof(dist_options.compat), &dist_options.compat_given,
+	             optarg, remote, validate_compat);
+}
+
+int dist_options_register(spank_t sp)
+{
+	spank_err_t rc = spank_option_register(sp, &mode_option);
+
+	if (rc == ESPANK_SUCCESS)
+		rc = spank_option_register(sp, &compat_option);
+	if (rc != ESPANK_SUCCESS) {
+		slurm_error("dist: cannot register its options: %s", spank_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int dist_options_validate(struct dist_err *err)
+{
+	if (dist_options.compat_given && !dist_options.mode_given)
+		return dist_err_set(err,
+		                    "--dist-compat=%s needs --dist-mode (e.g. --dist-mode=ddp)",
+		                    dist_options.compat);
+	if (dist_options.mode_given && dist_mode_validate(dist_options.mode, err))
+		return -1;
+	if (dist_options.compat_given && validate_compat(dist_options.compat, err))
+		return -1;
+	return 0;
+}
+
+bool dist_options_active(void)
+{
+	return dist_options.mode_given && strcmp(dist_options.mode, "none") != 0;
+}
