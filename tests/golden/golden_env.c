@@ -1,14 +1,40 @@
 /* Prints the environment a mode exports for a recorded rank/peer model:
  *   golden-env MODE WORLD_FILE
  * WORLD_FILE has one key=value per line (rank, size, local_rank, local_size,
- * node_rank, nnodes, master_addr, master_port, master_ifname). The output is
+ * node_rank, nnodes, master_addr, master_port, master_ifname, local_gpus),
+ * optionally "compat=LIST" (--dist-compat profiles) and one
+ * "node=ADDR,TASKS,GPUS" line per node (the node table, in node order). The
+ * output (sorted variables, then "ARGS:" and the appended arguments) is
  * compared with a golden file by run-golden.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dist_mode.h"
+#include "dist_profile.h"
 #include "dist_slurmenv.h"
+
+#define NODES_MAX 16
+
+static struct dist_node nodes[NODES_MAX];
+static size_t nnodes;
+static char compat[256];
+
+/* "ADDR,TASKS,GPUS" */
+static int add_node(const char *value)
+{
+	struct dist_node *n = &nodes[nnodes];
+	char addr[DIST_ADDR_MAX];
+	unsigned tasks, gpus;
+
+	if (nnodes == NODES_MAX || sscanf(value, "%63[^,],%u,%u", addr, &tasks, &gpus) != 3)
+		return -1;
+	snprintf(n->addr, sizeof(n->addr), "%s", addr);
+	n->ntasks = tasks;
+	n->gpus = gpus;
+	nnodes++;
+	return 0;
+}
 
 static int set_field(struct dist_world *w, const char *key, const char *value)
 {
@@ -16,18 +42,24 @@ static int set_field(struct dist_world *w, const char *key, const char *value)
 		const char *key;
 		size_t offset;
 	} u32_fields[] = {
-		{"rank", offsetof(struct dist_world, rank)},
-		{"size", offsetof(struct dist_world, size)},
-		{"local_rank", offsetof(struct dist_world, local_rank)},
-		{"local_size", offsetof(struct dist_world, local_size)},
-		{"node_rank", offsetof(struct dist_world, node_rank)},
-		{"nnodes", offsetof(struct dist_world, nnodes)},
+	        {"rank", offsetof(struct dist_world, rank)},
+	        {"size", offsetof(struct dist_world, size)},
+	        {"local_rank", offsetof(struct dist_world, local_rank)},
+	        {"local_size", offsetof(struct dist_world, local_size)},
+	        {"node_rank", offsetof(struct dist_world, node_rank)},
+	        {"nnodes", offsetof(struct dist_world, nnodes)},
+	        {"local_gpus", offsetof(struct dist_world, local_gpus)},
 	};
 	uint32_t v;
 
 	for (size_t i = 0; i < sizeof(u32_fields) / sizeof(u32_fields[0]); i++)
 		if (strcmp(key, u32_fields[i].key) == 0)
-			return dist_parse_u32(value, (uint32_t *)((char *)w + u32_fields[i].offset));
+			return dist_parse_u32(value,
+			                      (uint32_t *)((char *)w + u32_fields[i].offset));
+	if (strcmp(key, "node") == 0)
+		return add_node(value);
+	if (strcmp(key, "compat") == 0)
+		return snprintf(compat, sizeof(compat), "%s", value) < 0;
 	if (strcmp(key, "master_addr") == 0)
 		return snprintf(w->master_addr, sizeof(w->master_addr), "%s", value) < 0;
 	if (strcmp(key, "master_ifname") == 0)
@@ -64,12 +96,41 @@ static int read_world(const char *path, struct dist_world *w)
 	return 0;
 }
 
+static int print_contract(const struct dist_mode *mode, const struct dist_world *w)
+{
+	const struct dist_profile *profiles[DIST_PROFILES_MAX];
+	size_t nprofiles = 0, nargs = 0;
+	struct dist_err err = {{0}};
+	struct dist_env env;
+	char **args = NULL;
+	int rc;
+
+	dist_env_init(&env);
+	rc = (compat[0] && dist_profiles_parse(compat, profiles, &nprofiles, &err)) ||
+	     mode->build_env(w, &env, &err) ||
+	     dist_profiles_build_env(profiles, nprofiles, w, &env, &err) ||
+	     dist_profiles_build_args(profiles, nprofiles, w, &args, &nargs, &err);
+	if (rc) {
+		fprintf(stderr, "golden-env: %s\n", err.msg);
+		dist_env_free(&env);
+		return 1;
+	}
+	dist_env_sort(&env);
+	for (size_t i = 0; i < env.count; i++)
+		printf("%s=%s\n", env.vars[i].name, env.vars[i].value);
+	printf("ARGS:");
+	for (size_t i = 0; i < nargs; i++)
+		printf(" %s", args[i]);
+	printf("\n");
+	dist_argv_free(args);
+	dist_env_free(&env);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct dist_mode *mode;
 	struct dist_world world = {0};
-	struct dist_err err = {{0}};
-	struct dist_env env;
 
 	if (argc != 3 || dist_mode_lookup(argv[1], &mode) != DIST_MODE_AVAILABLE) {
 		fprintf(stderr, "usage: golden-env MODE WORLD_FILE\n");
@@ -77,14 +138,13 @@ int main(int argc, char **argv)
 	}
 	if (read_world(argv[2], &world))
 		return 1;
-	dist_env_init(&env);
-	if (mode->build_env(&world, &env, &err)) {
-		fprintf(stderr, "golden-env: %s\n", err.msg);
-		return 1;
+	if (nnodes) {
+		if (nnodes != world.nnodes) {
+			fprintf(stderr, "golden-env: %zu node lines for nnodes=%u\n", nnodes,
+			        world.nnodes);
+			return 1;
+		}
+		world.nodes = nodes;
 	}
-	dist_env_sort(&env);
-	for (size_t i = 0; i < env.count; i++)
-		printf("%s=%s\n", env.vars[i].name, env.vars[i].value);
-	dist_env_free(&env);
-	return 0;
+	return print_contract(mode, &world);
 }
