@@ -30,8 +30,13 @@ static const struct dist_profile_var tione_vars[] = {
         {"NODE_IP_SLOT_LIST", SRC_NODE_SLOT_LIST},
 };
 
-/* Azure ML: the ddp contract plus its Batch-era master variables. */
+/* Azure ML: one process per GPU, so RANK and WORLD_SIZE count processes
+ * (stated here so that a profile giving them another meaning conflicts),
+ * plus its Batch-era master variables. */
 static const struct dist_profile_var azureml_vars[] = {
+        {"RANK", SRC_RANK},
+        {"WORLD_SIZE", SRC_WORLD_SIZE},
+        {"LOCAL_RANK", SRC_LOCAL_RANK},
         {"NODE_RANK", SRC_NODE_RANK},
         {"AZ_BATCH_MASTER_NODE", SRC_MASTER_ADDR_PORT},
         {"AZ_BATCHAI_MPI_MASTER_NODE", SRC_MASTER_ADDR},

@@ -24,6 +24,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--announce")
     parser.add_argument("--wait-for")
+    # torch.distributed.launch (TI-ONE's launch line) passes --local_rank.
+    parser.add_argument("--local_rank", type=int)
     args = parser.parse_args()
 
     dist.init_process_group("gloo", init_method="env://", timeout=datetime.timedelta(seconds=60))

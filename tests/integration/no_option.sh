@@ -13,6 +13,7 @@ done
 cat >job.sh <<JOB
 #!/bin/bash
 #SBATCH --dist-mode=ddp -N 2 --ntasks-per-node=1
+echo "batch script: \$(env | grep -cE '^(MASTER_ADDR|RANK|DIST_SHIM_[A-Z0-9_]*)=')"
 srun --dist-mode=none env | grep -E '^(MASTER_|RANK=|DIST_SHIM|SLURM_PROCID)' | sed 's/^/none: /'
 srun env | grep -E '^(MASTER_ADDR|RANK=|DIST_SHIM)' | sed 's/^/inherited: /'
 JOB
@@ -21,6 +22,7 @@ run_sbatch "$WORK/job.out" job.sh
 assert_count "$WORK/job.out" '^none: SLURM_PROCID=' 2
 assert_count "$WORK/job.out" '^none: \(MASTER_\|RANK=\|DIST_SHIM\)' 0
 # The batch script itself is not wrapped, the steps inside it are.
+assert_count "$WORK/job.out" '^batch script: 0$' 1
 assert_count "$WORK/job.out" '^inherited: MASTER_ADDR=10.77.0.1$' 2
 assert_count "$WORK/job.out" '^inherited: RANK=' 2
 assert_count "$WORK/job.out" 'DIST_SHIM' 0
