@@ -32,7 +32,8 @@ static const struct dist_profile_var tione_vars[] = {
 
 /* Azure ML: one process per GPU, so RANK and WORLD_SIZE count processes
  * (stated here so that a profile giving them another meaning conflicts),
- * plus its Batch-era master variables. */
+ * plus the multi-instance variables of Azure Batch, which Azure ML runs on and
+ * older training scripts read (AZ_BATCH_MASTER_NODE is "addr:port"). */
 static const struct dist_profile_var azureml_vars[] = {
         {"RANK", SRC_RANK},
         {"WORLD_SIZE", SRC_WORLD_SIZE},
@@ -40,7 +41,7 @@ static const struct dist_profile_var azureml_vars[] = {
         {"NODE_RANK", SRC_NODE_RANK},
         {"AZ_BATCH_MASTER_NODE", SRC_MASTER_ADDR_PORT},
         {"AZ_BATCHAI_MPI_MASTER_NODE", SRC_MASTER_ADDR},
-        {"AZUREML_NODE_COUNT", SRC_NNODES},
+        {"AZ_BATCH_HOST_LIST", SRC_HOST_LIST},
 };
 
 /* Kubeflow PyTorchJob: torchrun's PET_* (the others come with ddp). */

@@ -241,8 +241,8 @@ static void test_needs_nodes(void **state)
 	(void)state;
 	assert_true(dist_profile_needs_nodes(profile("modelarts")));
 	assert_true(dist_profile_needs_nodes(profile("tione")));
-	/* azureml's variables are node rank, master and node count: no table. */
-	assert_false(dist_profile_needs_nodes(profile("azureml")));
+	/* azureml lists every node's address (AZ_BATCH_HOST_LIST). */
+	assert_true(dist_profile_needs_nodes(profile("azureml")));
 	assert_false(dist_profile_needs_nodes(profile("kubeflow")));
 }
 
@@ -503,13 +503,12 @@ static void test_env_azureml_and_kubeflow(void **state)
 	struct dist_env env;
 
 	(void)state;
-	w.nodes = NULL; /* neither needs the node table */
 	ddp_env(&env, &w);
 	assert_int_equal(dist_profiles_build_env(list, 2, &w, &env, &err), 0);
 	assert_string_equal(dist_env_get(&env, "NODE_RANK"), "1");
 	assert_string_equal(dist_env_get(&env, "AZ_BATCH_MASTER_NODE"), "10.0.0.1:29500");
 	assert_string_equal(dist_env_get(&env, "AZ_BATCHAI_MPI_MASTER_NODE"), "10.0.0.1");
-	assert_string_equal(dist_env_get(&env, "AZUREML_NODE_COUNT"), "2");
+	assert_string_equal(dist_env_get(&env, "AZ_BATCH_HOST_LIST"), "10.0.0.1,10.0.0.2");
 	assert_string_equal(dist_env_get(&env, "PET_NPROC_PER_NODE"), "2");
 	assert_string_equal(dist_env_get(&env, "RANK"), "5");
 	assert_string_equal(dist_env_get(&env, "WORLD_SIZE"), "8");
