@@ -57,6 +57,37 @@ static const struct dist_profile profiles[] = {
         {"kubeflow", "Kubeflow PyTorchJob", kubeflow_vars, COUNT(kubeflow_vars), NULL, 0},
 };
 
+const struct dist_profile *dist_profile_table(size_t *count)
+{
+	*count = COUNT(profiles);
+	return profiles;
+}
+
+const char *dist_source_describe(enum dist_source source)
+{
+	static const char *const words[] = {
+	        [SRC_RANK] = "global rank of the task (per process)",
+	        [SRC_WORLD_SIZE] = "tasks in the step",
+	        [SRC_LOCAL_RANK] = "rank among the tasks of the node",
+	        [SRC_NODE_RANK] = "index of the node, 0 = rank 0's node",
+	        [SRC_NNODES] = "nodes in the step",
+	        [SRC_MASTER_ADDR] = "MASTER_ADDR: rank 0's node's address every node reaches",
+	        [SRC_MASTER_PORT] = "MASTER_PORT",
+	        [SRC_MASTER_ADDR_PORT] = "`MASTER_ADDR:MASTER_PORT`",
+	        [SRC_TCP_INIT_METHOD] = "`tcp://MASTER_ADDR:MASTER_PORT`",
+	        [SRC_PROCS_PER_NODE] = "GPUs the task sees, at least 1 (processes per node)",
+	        [SRC_NODE_ADDR] = "this node's address every node reaches",
+	        [SRC_GPUS_PER_NODE] = "GPUs on this node (as its first task sees them)",
+	        [SRC_GPUS_TOTAL] = "GPUs on all nodes of the step",
+	        [SRC_HOST_LIST] = "`addr,addr,...`: every node's address, in node order",
+	        [SRC_NODE_GPU_LIST] = "`addr:gpus,...` for every node",
+	        [SRC_NODE_SLOT_LIST] =
+	                "`addr:slots,...`: slots are GPUs, or tasks on a node without",
+	};
+
+	return (size_t)source < COUNT(words) && words[source] ? words[source] : "?";
+}
+
 const char *dist_profile_choices(void)
 {
 	return "modelarts|tione|azureml|kubeflow";

@@ -77,6 +77,12 @@ int dist_profiles_build_args(const struct dist_profile *const *profiles, size_t 
                              struct dist_err *err);
 void dist_argv_free(char **argv);
 
+/* What SOURCE means, in words, for the docs generated from the tables. */
+const char *dist_source_describe(enum dist_source source);
+
+/* The shipped profiles, for the docs generator. */
+const struct dist_profile *dist_profile_table(size_t *count);
+
 /* Renders SOURCE for W into BUF. */
 int dist_source_render(enum dist_source source, const struct dist_world *w, char *buf, size_t len,
                        struct dist_err *err);
