@@ -1,13 +1,15 @@
 #include "dist_mode.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const struct dist_mode *const modes[] = {
         &dist_mode_ddp,
+        &dist_mode_mpi,
 };
 
 /* Modes that later releases add; named so the message can say so. */
-static const char *const planned_modes[] = {"mpi", "ps", "ascend"};
+static const char *const planned_modes[] = {"ps", "ascend"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -34,7 +36,7 @@ enum dist_mode_status dist_mode_lookup(const char *name, const struct dist_mode 
 
 const char *dist_mode_choices(void)
 {
-	return "none|ddp";
+	return "none|ddp|mpi";
 }
 
 int dist_mode_validate(const char *name, struct dist_err *err)
@@ -50,4 +52,25 @@ int dist_mode_validate(const char *name, struct dist_err *err)
 	/* Planned and unknown modes get the same message: both are unusable today. */
 	return dist_err_set(err, "invalid --dist-mode '%s': valid modes are %s", name ? name : "",
 	                    dist_mode_choices());
+}
+
+int dist_files_add(struct dist_files *files, const char *name, char *content, struct dist_err *err)
+{
+	if (!content)
+		return dist_err_set(err, "out of memory");
+	if (files->count == DIST_FILES_MAX) {
+		free(content);
+		return dist_err_set(err, "too many files (limit %d)", DIST_FILES_MAX);
+	}
+	files->f[files->count].name = name;
+	files->f[files->count].content = content;
+	files->count++;
+	return 0;
+}
+
+void dist_files_free(struct dist_files *files)
+{
+	for (size_t i = 0; i < files->count; i++)
+		free(files->f[i].content);
+	files->count = 0;
 }

@@ -10,14 +10,38 @@
 #include "dist_err.h"
 #include "dist_world.h"
 
+#define DIST_FILES_MAX 4
+
+/* A file a mode wants in the step's private directory on every node. */
+struct dist_file {
+	const char *name; /* a plain file name, no '/' */
+	char *content;    /* malloc'd */
+};
+
+struct dist_files {
+	struct dist_file f[DIST_FILES_MAX];
+	size_t count;
+};
+
+int dist_files_add(struct dist_files *files, const char *name, char *content, struct dist_err *err);
+void dist_files_free(struct dist_files *files);
+
 struct dist_mode {
 	const char *name;
 	const char *summary;
 	/* Needs dist_world.nodes (every node's address, tasks and GPUs). */
 	bool needs_nodes;
+	/* The program wires itself up through PMIx (MPI_Init). Under Slurm
+	 * 22.05's PMIx server a rank can connect only once: a program that
+	 * connects after the shim did fails, so the shim must not use PMIx. */
+	bool program_uses_pmix;
 	/* Fills ENV with the variables this mode's frameworks expect. */
 	int (*build_env)(const struct dist_world *world, struct dist_env *env,
 	                 struct dist_err *err);
+	/* Fills FILES with what the mode writes once per node into
+	 * world->step_dir (the env may point at them); NULL if it writes none. */
+	int (*build_files)(const struct dist_world *world, struct dist_files *files,
+	                   struct dist_err *err);
 };
 
 /* What a --dist-mode value means. */
@@ -37,5 +61,6 @@ int dist_mode_validate(const char *name, struct dist_err *err);
 const char *dist_mode_choices(void);
 
 extern const struct dist_mode dist_mode_ddp;
+extern const struct dist_mode dist_mode_mpi;
 
 #endif

@@ -14,6 +14,7 @@ struct dist_node {
 	char addr[DIST_ADDR_MAX]; /* IPv4 address every node of the step reaches */
 	uint32_t ntasks;          /* tasks of the step on it */
 	uint32_t gpus;            /* GPUs its first task sees */
+	uint8_t prefix;           /* its subnet's prefix length; 0 when unknown */
 };
 
 struct dist_world {
@@ -31,6 +32,9 @@ struct dist_world {
 	/* nnodes entries in node order (rank 0's node first) when the mode or a
 	 * profile asked for them (dist_mode.needs_nodes), else NULL. */
 	const struct dist_node *nodes;
+	/* The step's private directory on this node, for modes that write
+	 * files (dist_mode.build_files); NULL otherwise. */
+	const char *step_dir;
 };
 
 #endif

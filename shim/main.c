@@ -12,6 +12,7 @@
 #include "dist_profile.h"
 #include "launch.h"
 #include "msg.h"
+#include "stepdir.h"
 #include "wireup.h"
 
 #define EXIT_USAGE  2
@@ -75,12 +76,13 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 
 	if (build_request(cli, plan, &req, &bad_request) && !local_failure)
 		local_failure = bad_request.msg;
-	if (wireup_pmix_available())
+	if (wireup_pmix_available() && !plan->mode->program_uses_pmix)
 		return wireup_pmix(&req, local_failure, w, err);
 	if (local_failure) {
-		/* No exchange to tell the others through: only this task stops. */
+		/* No exchange to tell the others through: only this task stops,
+		 * unless PMIx can end the step for it. */
 		snprintf(err->msg, sizeof(err->msg), "%s", local_failure);
-		return WIREUP_FAILED;
+		return wireup_pmix_available() ? WIREUP_FAILED_UNSHARED : WIREUP_FAILED;
 	}
 	if (wireup_slurm_available())
 		return wireup_slurm(&req, w, err) ? WIREUP_FAILED : WIREUP_OK;
@@ -121,19 +123,63 @@ static void report(enum wireup_result result, const struct dist_world *w,
 		wireup_pmix_abort(err->msg);
 }
 
-/* Wires up and exports the plan's contract; FAILURE_RC is this task's own
- * reason not to start (0 if none), which the other tasks learn too. */
+/* Opens the step's private directory when the mode writes files. */
+static int open_step_dir(const struct plan *plan, struct stepdir *dir, struct dist_err *err)
+{
+	uint32_t jobid, stepid;
+
+	if (!plan->mode->build_files)
+		return 0;
+	wireup_step_ids(&jobid, &stepid);
+	return stepdir_open(jobid, stepid, dir, err);
+}
+
+/* The node's first task writes the mode's files; the others wait for them,
+ * so that the program finds them whichever task it runs in. */
+static int place_files(const struct plan *plan, const struct dist_world *w,
+                       const struct stepdir *dir, unsigned timeout_s, struct dist_err *err)
+{
+	struct dist_files files = {.count = 0};
+	int rc;
+
+	if (!plan->mode->build_files)
+		return 0;
+	rc = plan->mode->build_files(w, &files, err);
+	for (size_t i = 0; rc == 0 && i < files.count; i++)
+		rc = w->local_rank == 0
+		             ? stepdir_write(dir, files.f[i].name, files.f[i].content, err)
+		             : stepdir_wait(dir, files.f[i].name, timeout_s, err);
+	dist_files_free(&files);
+	return rc;
+}
+
+/* Wires up, exports the plan's contract and places its files. FAILURE_RC
+ * is this task's own reason not to start (0 if none), which the other tasks
+ * learn too. */
 static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
                    const struct dist_err *failure)
 {
 	struct dist_world world = {0};
-	struct dist_err err = {{0}};
+	struct dist_err err = {{0}}, dir_err = {{0}};
+	struct stepdir dir = {.fd = -1};
+	const char *local_failure = failure_rc ? failure->msg : NULL;
 	enum wireup_result result;
 
 	arm_watchdog(cli->timeout_s);
-	result = wire_up(cli, plan, failure_rc ? failure->msg : NULL, &world, &err);
+	if (!local_failure && open_step_dir(plan, &dir, &dir_err)) {
+		local_failure = dir_err.msg;
+		failure_rc = EXIT_WIREUP;
+	}
+	result = wire_up(cli, plan, local_failure, &world, &err);
+	if (dir.fd >= 0)
+		world.step_dir = dir.path;
 	if (result == WIREUP_OK && export_contract(plan, &world, &err))
 		result = WIREUP_FAILED;
+	/* After the fence, a failure here is this task's alone. */
+	if (result == WIREUP_OK && place_files(plan, &world, &dir, cli->timeout_s, &err))
+		result = WIREUP_FAILED_UNSHARED;
+	if (dir.fd >= 0)
+		close(dir.fd);
 	if (result != WIREUP_OK) {
 		report(result, &world, &err);
 		return failure_rc ? failure_rc : EXIT_WIREUP;

@@ -48,6 +48,8 @@ int wireup_user_port(const struct wireup_request *req, uint16_t *port, struct di
 /* First free port on this node, from the job's and step's first port on. */
 int wireup_pick_port(const struct wireup_request *req, uint32_t jobid, uint32_t stepid,
                      uint16_t *port, struct dist_err *err);
+/* The job and step ids under Slurm; elsewhere a hash of the PMIx namespace. */
+void wireup_step_ids(uint32_t *jobid, uint32_t *stepid);
 /* GPUs this task sees: the entries of CUDA_VISIBLE_DEVICES. */
 uint32_t wireup_local_gpus(void);
 /* Sets w->master_ifname to the local interface that reaches w->master_addr. */

@@ -21,6 +21,8 @@
 #define RECORD_OK     "ok "
 #define RECORD_FAILED "failed "
 #define RECORD_MAX    2048
+/* See wireup_pmix_abort. */
+#define ABORT_GRACE_S 2
 
 static pmix_proc_t me;
 static bool initialized;
@@ -187,24 +189,6 @@ static int read_ranks(struct dist_world *w, struct dist_err *err)
 	return 0;
 }
 
-static uint32_t env_u32(const char *name, uint32_t fallback)
-{
-	uint32_t v;
-
-	return dist_parse_u32(getenv(name), &v) == 0 ? v : fallback;
-}
-
-/* Under Slurm the job and step ids spread ports; elsewhere the namespace does. */
-static void step_ids(uint32_t *jobid, uint32_t *stepid)
-{
-	uint32_t hash = 2166136261u;
-
-	for (const char *c = me.nspace; *c; c++)
-		hash = (hash ^ (unsigned char)*c) * 16777619u;
-	*jobid = env_u32("SLURM_JOB_ID", hash);
-	*stepid = env_u32("SLURM_STEP_ID", 0);
-}
-
 /* Rank 0 finds the port: one more thing that can fail before anyone starts. */
 static int put_port(const struct wireup_request *req, struct dist_err *err)
 {
@@ -212,7 +196,7 @@ static int put_port(const struct wireup_request *req, struct dist_err *err)
 	uint16_t port;
 	char text[16];
 
-	step_ids(&jobid, &stepid);
+	wireup_step_ids(&jobid, &stepid);
 	if (wireup_pick_port(req, jobid, stepid, &port, err))
 		return -1;
 	snprintf(text, sizeof(text), "%u", port);
@@ -372,6 +356,7 @@ static int fill_node_table(const struct records *r, struct dist_world *w, struct
 		if (dist_choose_node_addr(r->addrs, r->count, i, &chosen, err))
 			return -1;
 		dist_ipv4_format(chosen.addr, table[i].addr);
+		table[i].prefix = chosen.prefix;
 		table[i].ntasks = r->nodes[i].ntasks;
 		table[i].gpus = r->gpus[i];
 	}
@@ -477,6 +462,14 @@ enum wireup_result wireup_pmix(const struct wireup_request *req, const char *loc
 
 void wireup_pmix_abort(const char *why)
 {
+	if (!initialized && wireup_pmix_available()) {
+		/* A task that never joined PMIx (its program was to) joins only
+		 * to end the step. An abort that reaches srun while it is still
+		 * launching the step ends the launch before this task's stderr
+		 * is forwarded: a moment's grace lets the launch finish first. */
+		sleep(ABORT_GRACE_S);
+		initialized = PMIx_Init(&me, NULL, 0) == PMIX_SUCCESS;
+	}
 	if (initialized)
 		PMIx_Abort(1, why, NULL, 0);
 }

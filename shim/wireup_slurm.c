@@ -112,7 +112,8 @@ static int load_nodes(const char *node, node_info_msg_t **msg, struct dist_err *
  * SLURM_STEP_NODELIST (libslurm's hostlist), tasks from
  * SLURM_STEP_TASKS_PER_NODE, addresses from one RPC; every node is taken to
  * have as many GPUs as this task sees, since nothing tells otherwise. */
-static int fill_node_table(struct dist_world *w, const uint32_t *counts, struct dist_err *err)
+static int fill_node_table(struct dist_world *w, const uint32_t *counts,
+                           const struct dist_addr_list *local, struct dist_err *err)
 {
 	static struct dist_node *table;
 	node_info_msg_t *msg = NULL;
@@ -140,6 +141,14 @@ static int fill_node_table(struct dist_world *w, const uint32_t *counts, struct 
 		dist_err_set(err, "SLURM_STEP_NODELIST '%s' does not list %u nodes",
 		             getenv("SLURM_STEP_NODELIST"), w->nnodes);
 		goto out;
+	}
+	/* This node's subnet is known locally; the others' are not. */
+	for (size_t i = 0; i < local->count; i++) {
+		char addr[DIST_ADDR_MAX];
+
+		dist_ipv4_format(local->a[i].addr, addr);
+		if (strcmp(addr, table[w->node_rank].addr) == 0)
+			table[w->node_rank].prefix = local->a[i].prefix;
 	}
 	w->nodes = table;
 	rc = 0;
@@ -217,10 +226,9 @@ int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct 
 	uint32_t *counts = NULL;
 	int rc = -1;
 
-	if (read_ranks(w, &counts, err) == 0 &&
-	    (!req->needs_nodes || fill_node_table(w, counts, err) == 0) &&
-	    read_master_addr(req, w, err) == 0 && read_master_port(req, w, err) == 0 &&
-	    netlocal_addrs(&local, err) == 0) {
+	if (read_ranks(w, &counts, err) == 0 && netlocal_addrs(&local, err) == 0 &&
+	    (!req->needs_nodes || fill_node_table(w, counts, &local, err) == 0) &&
+	    read_master_addr(req, w, err) == 0 && read_master_port(req, w, err) == 0) {
 		wireup_find_master_ifname(w, &local);
 		rc = 0;
 	}

@@ -12,14 +12,11 @@ struct dist_options dist_options;
 static int on_dist_mode(int val, const char *optarg, int remote);
 static int on_dist_compat(int val, const char *optarg, int remote);
 
+/* The help text names the modes of dist_mode.c's table (filled at register). */
+static char mode_usage[160];
+
 static struct spank_option mode_option = {
-        "dist-mode",
-        "MODE",
-        "Set up each task for distributed training: none|ddp. none turns it off for one "
-        "step. (slurm-dist)",
-        1,
-        0,
-        on_dist_mode,
+        "dist-mode", "MODE", mode_usage, 1, 0, on_dist_mode,
 };
 
 static struct spank_option compat_option = {
@@ -74,7 +71,13 @@ static int on_dist_compat(int val, const char *optarg, int remote)
 
 int dist_options_register(spank_t sp)
 {
-	spank_err_t rc = spank_option_register(sp, &mode_option);
+	spank_err_t rc;
+
+	snprintf(mode_usage, sizeof(mode_usage),
+	         "Set up each task for distributed training: %s. none turns it off for one "
+	         "step. (slurm-dist)",
+	         dist_mode_choices());
+	rc = spank_option_register(sp, &mode_option);
 
 	if (rc == ESPANK_SUCCESS)
 		rc = spank_option_register(sp, &compat_option);

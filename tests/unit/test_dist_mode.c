@@ -34,15 +34,26 @@ static void test_lookup_ddp(void **state)
 
 static void test_lookup_planned(void **state)
 {
-	const char *planned[] = {"mpi", "ps", "ascend"};
+	const char *planned[] = {"ps", "ascend"};
 
 	(void)state;
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 2; i++) {
 		const struct dist_mode *mode = poison;
 
 		assert_int_equal(dist_mode_lookup(planned[i], &mode), DIST_MODE_PLANNED);
 		assert_null(mode);
 	}
+}
+
+static void test_lookup_mpi(void **state)
+{
+	const struct dist_mode *mode = poison;
+
+	(void)state;
+	assert_int_equal(dist_mode_lookup("mpi", &mode), DIST_MODE_AVAILABLE);
+	assert_ptr_equal(mode, &dist_mode_mpi);
+	assert_true(mode->needs_nodes);
+	assert_non_null(mode->build_files);
 }
 
 static void test_lookup_unknown(void **state)
@@ -63,7 +74,7 @@ static void test_lookup_unknown(void **state)
 static void test_choices(void **state)
 {
 	(void)state;
-	assert_string_equal(dist_mode_choices(), "none|ddp");
+	assert_string_equal(dist_mode_choices(), "none|ddp|mpi");
 }
 
 static void test_validate_accepts(void **state)
@@ -82,11 +93,11 @@ static void test_validate_rejects_naming_valid_modes(void **state)
 
 	(void)state;
 	assert_int_equal(dist_mode_validate("bogus", &err), -1);
-	assert_string_equal(err.msg, "invalid --dist-mode 'bogus': valid modes are none|ddp");
-	assert_int_equal(dist_mode_validate("mpi", &err), -1);
-	assert_string_equal(err.msg, "invalid --dist-mode 'mpi': valid modes are none|ddp");
+	assert_string_equal(err.msg, "invalid --dist-mode 'bogus': valid modes are none|ddp|mpi");
+	assert_int_equal(dist_mode_validate("ps", &err), -1);
+	assert_string_equal(err.msg, "invalid --dist-mode 'ps': valid modes are none|ddp|mpi");
 	assert_int_equal(dist_mode_validate(NULL, &err), -1);
-	assert_string_equal(err.msg, "invalid --dist-mode '': valid modes are none|ddp");
+	assert_string_equal(err.msg, "invalid --dist-mode '': valid modes are none|ddp|mpi");
 }
 
 int main(void)
@@ -95,6 +106,7 @@ int main(void)
 	        cmocka_unit_test(test_lookup_none),
 	        cmocka_unit_test(test_lookup_ddp),
 	        cmocka_unit_test(test_lookup_planned),
+	        cmocka_unit_test(test_lookup_mpi),
 	        cmocka_unit_test(test_lookup_unknown),
 	        cmocka_unit_test(test_choices),
 	        cmocka_unit_test(test_validate_accepts),

@@ -1,0 +1,146 @@
+/* mpi: MPI, Horovod and DeepSpeed jobs as ModelArts, TI-ONE and Kubeflow's
+ * MPIJob run them. Every task is an MPI rank (srun --mpi=pmix wires them
+ * up); the hostfiles and variables serve launchers (mpirun, horovodrun,
+ * deepspeed) and scripts that read them. The ddp contract comes too, since
+ * Horovod and DeepSpeed programs often also read MASTER_ADDR and RANK. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_mode.h"
+#include "dist_net.h"
+
+#define HOSTFILE_OPENMPI "hostfile"
+#define HOSTFILE_MPICH   "hostfile.mpich"
+
+/* Hostfile slots: the node's tasks, as srun placed the ranks. */
+static uint32_t slots(const struct dist_node *node)
+{
+	return node->ntasks;
+}
+
+/* One line per node, "addr slots=N" (Open MPI, DeepSpeed) or "addr:N"
+ * (MPICH, Intel MPI). */
+static char *format_hostfile(const struct dist_world *w, const char *line_format)
+{
+	size_t len = (size_t)w->nnodes * (DIST_ADDR_MAX + 24) + 1, used = 0;
+	char *text = malloc(len);
+
+	if (!text)
+		return NULL;
+	text[0] = '\0';
+	for (uint32_t i = 0; i < w->nnodes; i++)
+		used += (size_t)snprintf(text + used, len - used, line_format, w->nodes[i].addr,
+		                         slots(&w->nodes[i]));
+	return text;
+}
+
+static int mpi_build_files(const struct dist_world *w, struct dist_files *files,
+                           struct dist_err *err)
+{
+	if (!w->nodes)
+		return dist_err_set(err, "the node table was not gathered for mode mpi");
+	if (dist_files_add(files, HOSTFILE_OPENMPI, format_hostfile(w, "%s slots=%u\n"), err) ||
+	    dist_files_add(files, HOSTFILE_MPICH, format_hostfile(w, "%s:%u\n"), err))
+		return -1;
+	return 0;
+}
+
+/* "addr:slots,..." (TI-ONE) or "addr,..." (ModelArts' VC_WORKER_HOSTS). */
+static int set_node_list(const struct dist_world *w, struct dist_env *env, const char *name,
+                         bool with_slots, struct dist_err *err)
+{
+	size_t len = (size_t)w->nnodes * (DIST_ADDR_MAX + 12) + 1, used = 0;
+	char *text = malloc(len);
+	int rc;
+
+	if (!text)
+		return dist_err_set(err, "out of memory");
+	text[0] = '\0';
+	for (uint32_t i = 0; i < w->nnodes; i++)
+		used += (size_t)(with_slots ? snprintf(text + used, len - used, "%s%s:%u",
+		                                       i ? "," : "", w->nodes[i].addr,
+		                                       slots(&w->nodes[i]))
+		                            : snprintf(text + used, len - used, "%s%s",
+		                                       i ? "," : "", w->nodes[i].addr));
+	rc = dist_env_set(env, name, text, err);
+	free(text);
+	return rc;
+}
+
+static int set_hostfile_vars(const struct dist_world *w, struct dist_env *env, struct dist_err *err)
+{
+	/* Open MPI 4 (ORTE), Open MPI 5 (PRRTE), MPICH's Hydra, Intel MPI. */
+	if (dist_env_setf(env, err, "OMPI_MCA_orte_default_hostfile", "%s/" HOSTFILE_OPENMPI,
+	                  w->step_dir) ||
+	    dist_env_setf(env, err, "PRTE_MCA_prte_default_hostfile", "%s/" HOSTFILE_OPENMPI,
+	                  w->step_dir) ||
+	    dist_env_setf(env, err, "HYDRA_HOST_FILE", "%s/" HOSTFILE_MPICH, w->step_dir) ||
+	    dist_env_setf(env, err, "I_MPI_HYDRA_HOST_FILE", "%s/" HOSTFILE_MPICH, w->step_dir))
+		return -1;
+	return 0;
+}
+
+static uint32_t total_gpus(const struct dist_world *w)
+{
+	uint32_t total = 0;
+
+	for (uint32_t i = 0; i < w->nnodes; i++)
+		total += w->nodes[i].gpus;
+	return total;
+}
+
+/* Open MPI's TCP transports (and its launcher's daemons) use the interface
+ * on this node's own address's subnet, given as CIDR so that the value does
+ * not depend on what each node calls its interface; the interface's name
+ * when the subnet is unknown. */
+static int set_ompi_tcp_networks(const struct dist_world *w, struct dist_env *env,
+                                 struct dist_err *err)
+{
+	const struct dist_node *me = &w->nodes[w->node_rank];
+	char net[DIST_ADDR_MAX + 4], base[DIST_ADDR_MAX];
+	uint32_t addr, mask;
+
+	if (me->prefix > 0 && me->prefix <= 32 && dist_ipv4_parse(me->addr, &addr) == 0) {
+		mask = me->prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> me->prefix);
+		dist_ipv4_format(addr & mask, base);
+		snprintf(net, sizeof(net), "%s/%u", base, me->prefix);
+	} else if (w->master_ifname[0]) {
+		snprintf(net, sizeof(net), "%s", w->master_ifname);
+	} else {
+		return 0;
+	}
+	if (dist_env_set(env, "OMPI_MCA_btl_tcp_if_include", net, err) ||
+	    dist_env_set(env, "OMPI_MCA_oob_tcp_if_include", net, err))
+		return -1;
+	return 0;
+}
+
+static int mpi_build_env(const struct dist_world *w, struct dist_env *env, struct dist_err *err)
+{
+	const struct dist_node *me;
+
+	if (!w->nodes || !w->step_dir)
+		return dist_err_set(err, "the node table was not gathered for mode mpi");
+	me = &w->nodes[w->node_rank];
+	if (dist_mode_ddp.build_env(w, env, err) || set_hostfile_vars(w, env, err) ||
+	    set_node_list(w, env, "NODE_IP_SLOT_LIST", true, err) ||
+	    set_node_list(w, env, "VC_WORKER_HOSTS", false, err) ||
+	    dist_env_setf(env, err, "MA_NUM_HOSTS", "%u", w->nnodes) ||
+	    dist_env_setf(env, err, "GPU_NUM", "%u", total_gpus(w)) ||
+	    dist_env_setf(env, err, "GPU_NUM_PER_NODE", "%u", me->gpus) ||
+	    set_ompi_tcp_networks(w, env, err))
+		return -1;
+	if (w->master_ifname[0] && dist_env_set(env, "HOROVOD_GLOO_IFACE", w->master_ifname, err))
+		return -1;
+	return 0;
+}
+
+const struct dist_mode dist_mode_mpi = {
+        .name = "mpi",
+        .summary = "MPI/Horovod/DeepSpeed: hostfiles, NODE_IP_SLOT_LIST, interface variables",
+        .needs_nodes = true,
+        .program_uses_pmix = true,
+        .build_env = mpi_build_env,
+        .build_files = mpi_build_files,
+};
