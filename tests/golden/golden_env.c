@@ -2,9 +2,10 @@
  *   golden-env MODE WORLD_FILE
  * WORLD_FILE has one key=value per line (rank, size, local_rank, local_size,
  * node_rank, nnodes, master_addr, master_port, master_ifname, local_gpus),
- * optionally "compat=LIST" (--dist-compat profiles) and one
+ * optionally "compat=LIST" (--dist-compat profiles), "step_dir=PATH" and one
  * "node=ADDR,TASKS,GPUS" line per node (the node table, in node order). The
- * output (sorted variables, then "ARGS:" and the appended arguments) is
+ * output (sorted variables, "ARGS:" and the appended arguments, then each
+ * file the mode writes after "FILE name:") is
  * compared with a golden file by run-golden.sh. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,16 +20,19 @@
 static struct dist_node nodes[NODES_MAX];
 static size_t nnodes;
 static char compat[256];
+static char step_dir[256];
 
-/* "ADDR,TASKS,GPUS" */
+/* "ADDR,TASKS,GPUS[,PREFIX]" */
 static int add_node(const char *value)
 {
 	struct dist_node *n = &nodes[nnodes];
 	char addr[DIST_ADDR_MAX];
-	unsigned tasks, gpus;
+	unsigned tasks, gpus, prefix = 0;
 
-	if (nnodes == NODES_MAX || sscanf(value, "%63[^,],%u,%u", addr, &tasks, &gpus) != 3)
+	if (nnodes == NODES_MAX ||
+	    sscanf(value, "%63[^,],%u,%u,%u", addr, &tasks, &gpus, &prefix) < 3 || prefix > 32)
 		return -1;
+	n->prefix = (uint8_t)prefix;
 	snprintf(n->addr, sizeof(n->addr), "%s", addr);
 	n->ntasks = tasks;
 	n->gpus = gpus;
@@ -58,6 +62,8 @@ static int set_field(struct dist_world *w, const char *key, const char *value)
 			                      (uint32_t *)((char *)w + u32_fields[i].offset));
 	if (strcmp(key, "node") == 0)
 		return add_node(value);
+	if (strcmp(key, "step_dir") == 0)
+		return snprintf(step_dir, sizeof(step_dir), "%s", value) < 0;
 	if (strcmp(key, "compat") == 0)
 		return snprintf(compat, sizeof(compat), "%s", value) < 0;
 	if (strcmp(key, "master_addr") == 0)
@@ -96,6 +102,25 @@ static int read_world(const char *path, struct dist_world *w)
 	return 0;
 }
 
+/* The files a mode writes into the step directory, each after a
+ * "FILE name:" line. */
+static int print_files(const struct dist_mode *mode, const struct dist_world *w)
+{
+	struct dist_files files = {.count = 0};
+	struct dist_err err = {{0}};
+
+	if (!mode->build_files)
+		return 0;
+	if (mode->build_files(w, &files, &err)) {
+		fprintf(stderr, "golden-env: %s\n", err.msg);
+		return 1;
+	}
+	for (size_t i = 0; i < files.count; i++)
+		printf("FILE %s:\n%s", files.f[i].name, files.f[i].content);
+	dist_files_free(&files);
+	return 0;
+}
+
 static int print_contract(const struct dist_mode *mode, const struct dist_world *w)
 {
 	const struct dist_profile *profiles[DIST_PROFILES_MAX];
@@ -124,7 +149,7 @@ static int print_contract(const struct dist_mode *mode, const struct dist_world 
 	printf("\n");
 	dist_argv_free(args);
 	dist_env_free(&env);
-	return 0;
+	return print_files(mode, w);
 }
 
 int main(int argc, char **argv)
@@ -146,5 +171,7 @@ int main(int argc, char **argv)
 		}
 		world.nodes = nodes;
 	}
+	if (step_dir[0])
+		world.step_dir = step_dir;
 	return print_contract(mode, &world);
 }
