@@ -7,6 +7,7 @@
 #define DIST_SHIM_ENV_PORT_RANGE "DIST_SHIM_PORT_RANGE"
 #define DIST_SHIM_ENV_TIMEOUT    "DIST_SHIM_TIMEOUT"
 #define DIST_SHIM_ENV_COMPAT     "DIST_SHIM_COMPAT"
+#define DIST_SHIM_ENV_LAUNCHER   "DIST_SHIM_LAUNCHER"
 /* Slurm 22.05 route only: the task's own argv[0], which the shim replaced. */
 #define DIST_SHIM_ENV_ARGV0 "DIST_SHIM_ARGV0"
 

@@ -21,6 +21,9 @@ void cli_usage(void)
 	       "  -m, --mode MODE          %s (default: $" DIST_SHIM_ENV_MODE ")\n"
 	       "  -c, --compat LIST        platform profiles to add: %s,\n"
 	       "                           comma-separated (default: $" DIST_SHIM_ENV_COMPAT ")\n"
+	       "  -l, --launcher           one task per node; only rank 0 runs PROGRAM "
+	       "(mpirun...),\n"
+	       "                           the others wait and exit with its status\n"
 	       "  -p, --port-range LO-HI   where MASTER_PORT is chosen (default %s)\n"
 	       "  -t, --timeout SECONDS    bound on waiting for the other tasks (default %d)\n"
 	       "  -h, --help               this text\n"
@@ -49,6 +52,7 @@ static void defaults_from_env(struct cli *cli)
 	cli->mode = getenv(DIST_SHIM_ENV_MODE);
 	cli->port_range = getenv(DIST_SHIM_ENV_PORT_RANGE);
 	cli->compat = getenv(DIST_SHIM_ENV_COMPAT);
+	cli->launcher = getenv(DIST_SHIM_ENV_LAUNCHER) != NULL;
 	if (!cli->port_range)
 		cli->port_range = DIST_PORT_RANGE_DEFAULT;
 	cli->timeout_s = SHIM_TIMEOUT_DEFAULT;
@@ -75,6 +79,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	        {"port-range", required_argument, NULL, 'p'},
 	        {"timeout", required_argument, NULL, 't'},
 	        {"compat", required_argument, NULL, 'c'},
+	        {"launcher", no_argument, NULL, 'l'},
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
@@ -84,7 +89,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, which starts the user's command. */
-	while ((c = getopt_long(argc, argv, "+m:p:t:c:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:p:t:c:lhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			cli->mode = optarg;
@@ -94,6 +99,9 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 			break;
 		case 'c':
 			cli->compat = optarg;
+			break;
+		case 'l':
+			cli->launcher = true;
 			break;
 		case 't':
 			if (parse_timeout(optarg, &cli->timeout_s, err) != 0)
@@ -137,5 +145,6 @@ void cli_clear_env(void)
 	unsetenv(DIST_SHIM_ENV_PORT_RANGE);
 	unsetenv(DIST_SHIM_ENV_TIMEOUT);
 	unsetenv(DIST_SHIM_ENV_COMPAT);
+	unsetenv(DIST_SHIM_ENV_LAUNCHER);
 	unsetenv(DIST_SHIM_ENV_ARGV0);
 }

@@ -3,6 +3,8 @@
 #ifndef SHIM_CLI_H
 #define SHIM_CLI_H
 
+#include <stdbool.h>
+
 #include "dist_err.h"
 #include "dist_protocol.h"
 
@@ -15,6 +17,7 @@ struct cli {
 	const char *mode;
 	const char *port_range;
 	const char *compat; /* --dist-compat profiles, or NULL */
+	bool launcher;      /* --launcher: only rank 0 runs the command */
 	unsigned timeout_s;
 	char **cmd; /* NULL-terminated; cmd[0] is the program */
 	char *argv0_copy;

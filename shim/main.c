@@ -12,6 +12,7 @@
 #include "dist_profile.h"
 #include "launch.h"
 #include "msg.h"
+#include "relay.h"
 #include "stepdir.h"
 #include "wireup.h"
 
@@ -123,6 +124,44 @@ static void report(enum wireup_result result, const struct dist_world *w,
 		wireup_pmix_abort(err->msg);
 }
 
+/* The launcher form runs one launcher per node, rank 0's: refused, on every
+ * task alike, for any other layout. */
+static int check_launcher_form(const struct dist_world *w, struct dist_err *err)
+{
+	if (w->size != w->nnodes)
+		return dist_err_set(
+		        err,
+		        "--dist-launcher needs one task per node (%u tasks on %u nodes); "
+		        "use --ntasks-per-node=1",
+		        w->size, w->nnodes);
+	/* mpirun inside an allocation starts its daemons with srun, which must
+	 * be allowed to share the nodes with this step. */
+	if (setenv("SLURM_OVERLAP", "1", 0) != 0)
+		return dist_err_set(err, "cannot set SLURM_OVERLAP");
+	return 0;
+}
+
+/* Rank 0 runs the launcher and relays its status on the port after the
+ * master port; the other tasks wait for it. */
+static int run_launcher_form(const struct cli *cli, const struct dist_world *w, const char *path,
+                             char **argv)
+{
+	struct dist_err err = {{0}};
+	uint16_t port = w->master_port < 65535 ? (uint16_t)(w->master_port + 1) : 1024;
+	int status;
+
+	cli_clear_env();
+	if (w->rank == 0)
+		status = relay_run_launcher(port, w->size - 1, path, argv, &err);
+	else
+		status = relay_wait(w->master_addr, port, cli->timeout_s, &err);
+	if (status < 0) {
+		msg_error("%s", err.msg);
+		return EXIT_WIREUP;
+	}
+	return status;
+}
+
 /* Opens the step's private directory when the mode writes files. */
 static int open_step_dir(const struct plan *plan, struct stepdir *dir, struct dist_err *err)
 {
@@ -157,7 +196,7 @@ static int place_files(const struct plan *plan, const struct dist_world *w,
  * is this task's own reason not to start (0 if none), which the other tasks
  * learn too. */
 static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
-                   const struct dist_err *failure)
+                   const struct dist_err *failure, struct dist_world *out)
 {
 	struct dist_world world = {0};
 	struct dist_err err = {{0}}, dir_err = {{0}};
@@ -173,6 +212,8 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 	result = wire_up(cli, plan, local_failure, &world, &err);
 	if (dir.fd >= 0)
 		world.step_dir = dir.path;
+	if (result == WIREUP_OK && cli->launcher && check_launcher_form(&world, &err))
+		result = WIREUP_FAILED;
 	if (result == WIREUP_OK && export_contract(plan, &world, &err))
 		result = WIREUP_FAILED;
 	/* After the fence, a failure here is this task's alone. */
@@ -186,6 +227,7 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 	}
 	alarm(0);
 	wireup_pmix_finalize();
+	*out = world;
 	return 0;
 }
 
@@ -240,10 +282,13 @@ static int run(struct cli *cli)
 	 * stops every task instead of leaving the others waiting for it. */
 	rc = launch_resolve(cli->cmd[0], &path, &err);
 	if (plan.mode) {
-		int prc = prepare(cli, &plan, rc, &err);
+		struct dist_world world;
+		int prc = prepare(cli, &plan, rc, &err, &world);
 
 		if (prc)
 			return prc;
+		if (cli->launcher)
+			return run_launcher_form(cli, &world, path, full_argv(cli->cmd, &plan));
 	} else if (rc) {
 		msg_error("%s", err.msg);
 		return rc;

@@ -11,6 +11,7 @@ struct dist_options dist_options;
 
 static int on_dist_mode(int val, const char *optarg, int remote);
 static int on_dist_compat(int val, const char *optarg, int remote);
+static int on_dist_launcher(int val, const char *optarg, int remote);
 
 /* The help text names the modes of dist_mode.c's table (filled at register). */
 static char mode_usage[160];
@@ -27,6 +28,17 @@ static struct spank_option compat_option = {
         1,
         0,
         on_dist_compat,
+};
+
+static struct spank_option launcher_option = {
+        "dist-launcher",
+        NULL,
+        "With --dist-mode and one task per node, only the first task runs the command "
+        "(mpirun, horovodrun, deepspeed...); the others wait and exit with its status. "
+        "(slurm-dist)",
+        0,
+        0,
+        on_dist_launcher,
 };
 
 /* Stores VALUE; validation here stops srun, sbatch and salloc. In
@@ -69,6 +81,15 @@ static int on_dist_compat(int val, const char *optarg, int remote)
 	             optarg, remote, validate_compat);
 }
 
+static int on_dist_launcher(int val, const char *optarg, int remote)
+{
+	(void)val;
+	(void)optarg;
+	(void)remote;
+	dist_options.launcher = true;
+	return 0;
+}
+
 int dist_options_register(spank_t sp)
 {
 	spank_err_t rc;
@@ -81,6 +102,8 @@ int dist_options_register(spank_t sp)
 
 	if (rc == ESPANK_SUCCESS)
 		rc = spank_option_register(sp, &compat_option);
+	if (rc == ESPANK_SUCCESS)
+		rc = spank_option_register(sp, &launcher_option);
 	if (rc != ESPANK_SUCCESS) {
 		slurm_error("dist: cannot register its options: %s", spank_strerror(rc));
 		return -1;
@@ -94,6 +117,9 @@ int dist_options_validate(struct dist_err *err)
 		return dist_err_set(err,
 		                    "--dist-compat=%s needs --dist-mode (e.g. --dist-mode=ddp)",
 		                    dist_options.compat);
+	if (dist_options.launcher && !dist_options.mode_given)
+		return dist_err_set(err,
+		                    "--dist-launcher needs --dist-mode (e.g. --dist-mode=mpi)");
 	if (dist_options.mode_given && dist_mode_validate(dist_options.mode, err))
 		return -1;
 	if (dist_options.compat_given && validate_compat(dist_options.compat, err))

@@ -1,4 +1,4 @@
-/* The user's options: --dist-mode and --dist-compat, registered for srun,
+/* The user's options: --dist-mode, --dist-compat and --dist-launcher, registered for srun,
  * sbatch and salloc, with an explicit "not given" state. */
 #ifndef SPANK_DIST_OPTIONS_H
 #define SPANK_DIST_OPTIONS_H
@@ -13,6 +13,7 @@ struct dist_options {
 	bool mode_given;
 	char compat[256];
 	bool compat_given;
+	bool launcher; /* --dist-launcher */
 };
 
 extern struct dist_options dist_options;

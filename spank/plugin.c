@@ -76,6 +76,8 @@ static int set_shim_env(spank_t sp)
 	if (spank_setenv(sp, DIST_SHIM_ENV_MODE, dist_options.mode, 1) != ESPANK_SUCCESS ||
 	    (dist_options.compat_given &&
 	     spank_setenv(sp, DIST_SHIM_ENV_COMPAT, dist_options.compat, 1) != ESPANK_SUCCESS) ||
+	    (dist_options.launcher &&
+	     spank_setenv(sp, DIST_SHIM_ENV_LAUNCHER, "1", 1) != ESPANK_SUCCESS) ||
 	    spank_setenv(sp, DIST_SHIM_ENV_PORT_RANGE, config.port_range, 1) != ESPANK_SUCCESS ||
 	    (config.timeout[0] &&
 	     spank_setenv(sp, DIST_SHIM_ENV_TIMEOUT, config.timeout, 1) != ESPANK_SUCCESS))
