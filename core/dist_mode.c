@@ -6,10 +6,11 @@
 static const struct dist_mode *const modes[] = {
         &dist_mode_ddp,
         &dist_mode_mpi,
+        &dist_mode_ps,
 };
 
 /* Modes that later releases add; named so the message can say so. */
-static const char *const planned_modes[] = {"ps", "ascend"};
+static const char *const planned_modes[] = {"ascend"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -36,7 +37,7 @@ enum dist_mode_status dist_mode_lookup(const char *name, const struct dist_mode 
 
 const char *dist_mode_choices(void)
 {
-	return "none|ddp|mpi";
+	return "none|ddp|mpi|ps";
 }
 
 int dist_mode_validate(const char *name, struct dist_err *err)

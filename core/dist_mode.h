@@ -35,6 +35,9 @@ struct dist_mode {
 	 * 22.05's PMIx server a rank can connect only once: a program that
 	 * connects after the shim did fails, so the shim must not use PMIx. */
 	bool program_uses_pmix;
+	/* Needs dist_world.tasks: an address and a free port for every task,
+	 * which only an exchange (PMIx) can give. */
+	bool needs_tasks;
 	/* Fills ENV with the variables this mode's frameworks expect. */
 	int (*build_env)(const struct dist_world *world, struct dist_env *env,
 	                 struct dist_err *err);
@@ -62,5 +65,6 @@ const char *dist_mode_choices(void);
 
 extern const struct dist_mode dist_mode_ddp;
 extern const struct dist_mode dist_mode_mpi;
+extern const struct dist_mode dist_mode_ps;
 
 #endif

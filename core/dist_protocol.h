@@ -8,6 +8,9 @@
 #define DIST_SHIM_ENV_TIMEOUT    "DIST_SHIM_TIMEOUT"
 #define DIST_SHIM_ENV_COMPAT     "DIST_SHIM_COMPAT"
 #define DIST_SHIM_ENV_LAUNCHER   "DIST_SHIM_LAUNCHER"
+#define DIST_SHIM_ENV_PS         "DIST_SHIM_PS"
+#define DIST_SHIM_ENV_CHIEF      "DIST_SHIM_CHIEF"
+#define DIST_SHIM_ENV_EVALUATOR  "DIST_SHIM_EVALUATOR"
 /* Slurm 22.05 route only: the task's own argv[0], which the shim replaced. */
 #define DIST_SHIM_ENV_ARGV0 "DIST_SHIM_ARGV0"
 

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "dist_roles.h"
+
 #define DIST_IFNAME_MAX 16 /* IFNAMSIZ */
 #define DIST_ADDR_MAX   64 /* a numeric IPv4 address or a host name */
 
@@ -15,6 +17,12 @@ struct dist_node {
 	uint32_t ntasks;          /* tasks of the step on it */
 	uint32_t gpus;            /* GPUs its first task sees */
 	uint8_t prefix;           /* its subnet's prefix length; 0 when unknown */
+};
+
+/* One task of the step, as every task sees it (modes that list every task). */
+struct dist_task {
+	char addr[DIST_ADDR_MAX]; /* its node's address every node reaches */
+	uint16_t port;            /* a port its node's first task found free for it */
 };
 
 struct dist_world {
@@ -32,6 +40,10 @@ struct dist_world {
 	/* nnodes entries in node order (rank 0's node first) when the mode or a
 	 * profile asked for them (dist_mode.needs_nodes), else NULL. */
 	const struct dist_node *nodes;
+	/* size entries in rank order when the mode asked for them
+	 * (dist_mode.needs_tasks), else NULL. */
+	const struct dist_task *tasks;
+	struct dist_roles roles; /* parameter-server layout (mode ps) */
 	/* The step's private directory on this node, for modes that write
 	 * files (dist_mode.build_files); NULL otherwise. */
 	const char *step_dir;

@@ -24,6 +24,9 @@ void cli_usage(void)
 	       "  -l, --launcher           one task per node; only rank 0 runs PROGRAM "
 	       "(mpirun...),\n"
 	       "                           the others wait and exit with its status\n"
+	       "      --ps N, --chief, --evaluator\n"
+	       "                           mode ps: parameter servers (default 1), a chief, an\n"
+	       "                           evaluator; every other task is a worker\n"
 	       "  -p, --port-range LO-HI   where MASTER_PORT is chosen (default %s)\n"
 	       "  -t, --timeout SECONDS    bound on waiting for the other tasks (default %d)\n"
 	       "  -h, --help               this text\n"
@@ -33,6 +36,14 @@ void cli_usage(void)
 	       "See dist-shim(1).\n",
 	       dist_mode_choices(), dist_profile_choices(), DIST_PORT_RANGE_DEFAULT,
 	       SHIM_TIMEOUT_DEFAULT);
+}
+
+static int parse_ps(const char *text, uint32_t *ps, struct dist_err *err)
+{
+	if (dist_parse_u32(text, ps) != 0 || *ps > 100000)
+		return dist_err_set(
+		        err, "invalid number of parameter servers '%s': expected 0 or more", text);
+	return 0;
 }
 
 static int parse_timeout(const char *text, unsigned *timeout_s, struct dist_err *err)
@@ -53,6 +64,9 @@ static void defaults_from_env(struct cli *cli)
 	cli->port_range = getenv(DIST_SHIM_ENV_PORT_RANGE);
 	cli->compat = getenv(DIST_SHIM_ENV_COMPAT);
 	cli->launcher = getenv(DIST_SHIM_ENV_LAUNCHER) != NULL;
+	cli->roles.ps = DIST_PS_DEFAULT;
+	cli->roles.chief = getenv(DIST_SHIM_ENV_CHIEF) != NULL;
+	cli->roles.evaluator = getenv(DIST_SHIM_ENV_EVALUATOR) != NULL;
 	if (!cli->port_range)
 		cli->port_range = DIST_PORT_RANGE_DEFAULT;
 	cli->timeout_s = SHIM_TIMEOUT_DEFAULT;
@@ -80,6 +94,9 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	        {"timeout", required_argument, NULL, 't'},
 	        {"compat", required_argument, NULL, 'c'},
 	        {"launcher", no_argument, NULL, 'l'},
+	        {"ps", required_argument, NULL, 's'},
+	        {"chief", no_argument, NULL, 'C'},
+	        {"evaluator", no_argument, NULL, 'E'},
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
@@ -89,7 +106,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, which starts the user's command. */
-	while ((c = getopt_long(argc, argv, "+m:p:t:c:lhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:p:t:c:ls:CEhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			cli->mode = optarg;
@@ -102,6 +119,16 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 			break;
 		case 'l':
 			cli->launcher = true;
+			break;
+		case 's':
+			if (parse_ps(optarg, &cli->roles.ps, err))
+				return -1;
+			break;
+		case 'C':
+			cli->roles.chief = true;
+			break;
+		case 'E':
+			cli->roles.evaluator = true;
 			break;
 		case 't':
 			if (parse_timeout(optarg, &cli->timeout_s, err) != 0)
@@ -134,6 +161,8 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err)
 	defaults_from_env(cli);
 	if (timeout && parse_timeout(timeout, &cli->timeout_s, err) != 0)
 		return -1;
+	if (getenv(DIST_SHIM_ENV_PS) && parse_ps(getenv(DIST_SHIM_ENV_PS), &cli->roles.ps, err))
+		return -1;
 	if (argv0)
 		return parse_wrapped(argv, argv0, cli, err);
 	return parse_options(argc, argv, cli, err);
@@ -146,5 +175,8 @@ void cli_clear_env(void)
 	unsetenv(DIST_SHIM_ENV_TIMEOUT);
 	unsetenv(DIST_SHIM_ENV_COMPAT);
 	unsetenv(DIST_SHIM_ENV_LAUNCHER);
+	unsetenv(DIST_SHIM_ENV_PS);
+	unsetenv(DIST_SHIM_ENV_CHIEF);
+	unsetenv(DIST_SHIM_ENV_EVALUATOR);
 	unsetenv(DIST_SHIM_ENV_ARGV0);
 }

@@ -7,6 +7,7 @@
 
 #include "dist_err.h"
 #include "dist_protocol.h"
+#include "dist_roles.h"
 
 #define SHIM_TIMEOUT_DEFAULT 120
 
@@ -16,8 +17,9 @@ struct cli {
 	enum cli_action action;
 	const char *mode;
 	const char *port_range;
-	const char *compat; /* --dist-compat profiles, or NULL */
-	bool launcher;      /* --launcher: only rank 0 runs the command */
+	const char *compat;      /* --dist-compat profiles, or NULL */
+	bool launcher;           /* --launcher: only rank 0 runs the command */
+	struct dist_roles roles; /* --ps, --chief, --evaluator (mode ps) */
 	unsigned timeout_s;
 	char **cmd; /* NULL-terminated; cmd[0] is the program */
 	char *argv0_copy;

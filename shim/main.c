@@ -24,7 +24,8 @@ struct plan {
 	const struct dist_mode *mode; /* NULL for "none" */
 	const struct dist_profile *profiles[DIST_PROFILES_MAX];
 	size_t nprofiles;
-	char **extra_args; /* appended to the program's arguments by profiles */
+	struct dist_roles roles; /* --ps, --chief, --evaluator */
+	char **extra_args;       /* appended to the program's arguments by profiles */
 	size_t nextra;
 };
 
@@ -63,6 +64,7 @@ static int build_request(const struct cli *cli, const struct plan *plan, struct 
 	req->user_master_addr = getenv("MASTER_ADDR");
 	req->user_master_port = getenv("MASTER_PORT");
 	req->needs_nodes = plan_needs_nodes(plan);
+	req->needs_tasks = plan->mode->needs_tasks;
 	req->ports.lo = req->ports.hi = 0;
 	return dist_port_range_parse(cli->port_range, &req->ports, err);
 }
@@ -77,8 +79,12 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 
 	if (build_request(cli, plan, &req, &bad_request) && !local_failure)
 		local_failure = bad_request.msg;
+	w->roles = plan->roles;
 	if (wireup_pmix_available() && !plan->mode->program_uses_pmix)
 		return wireup_pmix(&req, local_failure, w, err);
+	if (!local_failure && req.needs_tasks)
+		local_failure = "--dist-mode=ps gives every task its own port, which the tasks "
+		                "can only agree on through PMIx: launch with --mpi=pmix";
 	if (local_failure) {
 		/* No exchange to tell the others through: only this task stops,
 		 * unless PMIx can end the step for it. */
@@ -248,6 +254,7 @@ static int make_plan(const struct cli *cli, struct plan *plan)
 		return EXIT_USAGE;
 	}
 	dist_mode_lookup(cli->mode, &plan->mode);
+	plan->roles = cli->roles;
 	return 0;
 }
 

@@ -17,6 +17,7 @@ struct wireup_request {
 	const char *user_master_addr; /* MASTER_ADDR the user exported, or NULL */
 	const char *user_master_port; /* MASTER_PORT the user exported, or NULL */
 	bool needs_nodes;             /* fill dist_world.nodes */
+	bool needs_tasks;             /* fill dist_world.tasks (PMIx only) */
 };
 
 /* How a wire-up ended; anything but WIREUP_OK means the program must not start. */

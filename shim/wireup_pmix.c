@@ -17,7 +17,8 @@
 
 #define KEY_NODE "slurm-dist.node"
 #define KEY_PORT "slurm-dist.port"
-/* A node record is RECORD_OK and the node's addresses, or RECORD_FAILED and why. */
+/* A node record is RECORD_OK "GPUS PORTS ADDRESSES" (PORTS: one per task of
+ * the node, comma-separated, or "-"), or RECORD_FAILED and why. */
 #define RECORD_OK     "ok "
 #define RECORD_FAILED "failed "
 #define RECORD_MAX    2048
@@ -203,24 +204,48 @@ static int put_port(const struct wireup_request *req, struct dist_err *err)
 	return put_string(KEY_PORT, text, err);
 }
 
-/* The first task of each node speaks for it: "ok GPUS ADDRESSES", or
- * "failed WHY" when the program cannot start there (every task of a node
- * runs the same program with the same environment, so its check stands for
- * all). */
-static void put_node_record(const struct dist_world *w, const struct dist_addr_list *local,
-                            const char *failure)
+/* Ports for this node's tasks, when the mode gives every task its own:
+ * distinct, free now, from a start apart from the master port's. */
+static int pick_task_ports(const struct wireup_request *req, uint32_t n, char *text, size_t len,
+                           struct dist_err *err)
 {
-	char text[RECORD_MAX], host[64] = "?";
+	uint32_t jobid, stepid;
+	uint16_t next, port;
+	size_t used = 0;
+
+	wireup_step_ids(&jobid, &stepid);
+	next = dist_port_first(&req->ports, jobid, stepid + 0x8000);
+	for (uint32_t i = 0; i < n; i++) {
+		if (dist_port_pick(&req->ports, next, netlocal_port_free, NULL, &port, err))
+			return -1;
+		used += (size_t)snprintf(text + used, len - used, "%s%u", i ? "," : "", port);
+		if (used >= len)
+			return dist_err_set(err, "too many tasks on this node for the node record");
+		next = port < req->ports.hi ? port + 1 : req->ports.lo;
+	}
+	return 0;
+}
+
+/* The first task of each node speaks for it (see RECORD_OK), or says why
+ * the program cannot start there: every task of a node runs the same
+ * program with the same environment, so its check stands for all. */
+static void put_node_record(const struct wireup_request *req, const struct dist_world *w,
+                            const struct dist_addr_list *local, struct dist_err *failure)
+{
+	char text[RECORD_MAX], ports[RECORD_MAX / 2] = "-", host[64] = "?";
 	struct dist_err ignored;
 	int n;
 
-	if (failure) {
+	if (!failure->msg[0] && req->needs_tasks)
+		pick_task_ports(req, w->local_size, ports, sizeof(ports), failure);
+	if (failure->msg[0]) {
 		gethostname(host, sizeof(host) - 1);
 		snprintf(text, sizeof(text), RECORD_FAILED "rank %u on %s: %s", w->rank, host,
-		         failure);
+		         failure->msg);
 	} else {
-		n = snprintf(text, sizeof(text), RECORD_OK "%u ", w->local_gpus);
-		if (dist_addr_list_format(local, text + n, sizeof(text) - (size_t)n, &ignored))
+		n = snprintf(text, sizeof(text), RECORD_OK "%u %s ", w->local_gpus, ports);
+		if (n < 0 || (size_t)n >= sizeof(text) ||
+		    dist_addr_list_format(local, text + n, sizeof(text) - (size_t)n, &ignored))
 			text[n] = '\0'; /* too many addresses: let others pick none of ours */
 	}
 	put_string(KEY_NODE, text, &ignored);
@@ -247,7 +272,15 @@ static int read_port(const struct wireup_request *req, struct dist_world *w, str
 struct pmix_node {
 	pmix_rank_t leader; /* its lowest rank, the one that put its record */
 	uint32_t ntasks;
+	pmix_rank_t *ranks; /* its ranks, ascending (malloc'd) */
 };
+
+static int compare_ranks(const void *a, const void *b)
+{
+	pmix_rank_t x = *(const pmix_rank_t *)a, y = *(const pmix_rank_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static int compare_leaders(const void *a, const void *b)
 {
@@ -266,10 +299,15 @@ static int describe_node(const char *name, struct pmix_node *node, struct dist_e
 	if (rc != PMIX_SUCCESS || n == 0)
 		return dist_err_set(err, "PMIx cannot list the tasks on node %s: %s", name,
 		                    PMIx_Error_string(rc));
-	node->leader = procs[0].rank;
-	for (size_t i = 1; i < n; i++)
-		if (procs[i].rank < node->leader)
-			node->leader = procs[i].rank;
+	node->ranks = calloc(n, sizeof(*node->ranks));
+	if (!node->ranks) {
+		PMIX_PROC_FREE(procs, n);
+		return dist_err_set(err, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		node->ranks[i] = procs[i].rank;
+	qsort(node->ranks, n, sizeof(*node->ranks), compare_ranks);
+	node->leader = node->ranks[0];
 	node->ntasks = (uint32_t)n;
 	PMIX_PROC_FREE(procs, n);
 	return 0;
@@ -300,12 +338,30 @@ static int list_nodes(struct pmix_node *nodes, uint32_t max, uint32_t *count, st
 	return rc;
 }
 
+/* Parses BODY, an "ok" record without its prefix: "GPUS PORTS ADDRESSES". */
+static int parse_ok_record(char *body, uint32_t *gpus, char **ports, struct dist_addr_list *addrs,
+                           struct dist_err *err)
+{
+	char *rest, *addr_text;
+
+	if (dist_parse_u32_prefix(body, gpus, &rest) || *rest != ' ')
+		return -1;
+	addr_text = strchr(rest + 1, ' ');
+	if (!addr_text)
+		return -1;
+	*addr_text = '\0';
+	*ports = strdup(rest + 1);
+	if (!*ports)
+		return -1;
+	return dist_addr_list_parse(addr_text + 1, addrs, err);
+}
+
 /* Reads one node's record; a failed node ends the reading. */
 static enum wireup_result read_node_record(const struct wireup_request *req, pmix_rank_t leader,
                                            struct dist_addr_list *addrs, uint32_t *gpus,
-                                           struct dist_err *err)
+                                           char **ports, struct dist_err *err)
 {
-	char text[RECORD_MAX], *rest;
+	char text[RECORD_MAX];
 
 	if (get_string(leader, KEY_NODE, req->timeout_s, text, sizeof(text), err))
 		return WIREUP_FAILED;
@@ -314,8 +370,7 @@ static enum wireup_result read_node_record(const struct wireup_request *req, pmi
 		return WIREUP_PEER_FAILED;
 	}
 	if (strncmp(text, RECORD_OK, strlen(RECORD_OK)) != 0 ||
-	    dist_parse_u32_prefix(text + strlen(RECORD_OK), gpus, &rest) || *rest != ' ' ||
-	    dist_addr_list_parse(rest + 1, addrs, err)) {
+	    parse_ok_record(text + strlen(RECORD_OK), gpus, ports, addrs, err)) {
 		dist_err_set(err, "rank %u published a malformed node record", leader);
 		return WIREUP_FAILED;
 	}
@@ -327,6 +382,7 @@ struct records {
 	struct pmix_node *nodes;
 	struct dist_addr_list *addrs;
 	uint32_t *gpus;
+	char **ports; /* each node's PORTS field (malloc'd) */
 	uint32_t count;
 };
 
@@ -338,7 +394,8 @@ static enum wireup_result read_records(const struct wireup_request *req, const s
 	if (list_nodes(r->nodes, w->nnodes, &r->count, err))
 		return WIREUP_FAILED;
 	for (uint32_t i = 0; i < r->count && result == WIREUP_OK; i++)
-		result = read_node_record(req, r->nodes[i].leader, &r->addrs[i], &r->gpus[i], err);
+		result = read_node_record(req, r->nodes[i].leader, &r->addrs[i], &r->gpus[i],
+		                          &r->ports[i], err);
 	return result;
 }
 
@@ -364,6 +421,37 @@ static int fill_node_table(const struct records *r, struct dist_world *w, struct
 	return 0;
 }
 
+/* The task table: every task's node address and the port its node's first
+ * task picked for it (the Nth port for the node's Nth rank). */
+static int fill_task_table(const struct records *r, struct dist_world *w, struct dist_err *err)
+{
+	static struct dist_task *table;
+
+	free(table);
+	table = calloc(w->size, sizeof(*table));
+	if (!table)
+		return dist_err_set(err, "out of memory");
+	for (uint32_t i = 0; i < r->count; i++) {
+		const char *p = r->ports[i];
+
+		for (uint32_t j = 0; j < r->nodes[i].ntasks; j++) {
+			uint32_t rank = r->nodes[i].ranks[j], port;
+			char *end;
+
+			if (rank >= w->size || dist_parse_u32_prefix(p, &port, &end) ||
+			    port > 65535)
+				return dist_err_set(err, "rank %u published no port for rank %u",
+				                    r->nodes[i].leader, rank);
+			snprintf(table[rank].addr, sizeof(table[rank].addr), "%s",
+			         w->nodes[i].addr);
+			table[rank].port = (uint16_t)port;
+			p = *end == ',' ? end + 1 : end;
+		}
+	}
+	w->tasks = table;
+	return 0;
+}
+
 static int alloc_records(struct records *r, uint32_t nnodes)
 {
 	size_t n = nnodes ? nnodes : 1;
@@ -372,14 +460,20 @@ static int alloc_records(struct records *r, uint32_t nnodes)
 	r->nodes = calloc(n, sizeof(*r->nodes));
 	r->addrs = calloc(n, sizeof(*r->addrs));
 	r->gpus = calloc(n, sizeof(*r->gpus));
-	return r->nodes && r->addrs && r->gpus ? 0 : -1;
+	r->ports = calloc(n, sizeof(*r->ports));
+	return r->nodes && r->addrs && r->gpus && r->ports ? 0 : -1;
 }
 
-static void free_records(struct records *r)
+static void free_records(struct records *r, uint32_t nnodes)
 {
+	for (uint32_t i = 0; r->nodes && i < nnodes; i++)
+		free(r->nodes[i].ranks);
+	for (uint32_t i = 0; r->ports && i < nnodes; i++)
+		free(r->ports[i]);
 	free(r->nodes);
 	free(r->addrs);
 	free(r->gpus);
+	free(r->ports);
 }
 
 /* Everything a task needs from the fence: did every node get ready, the
@@ -405,10 +499,13 @@ static enum wireup_result read_exchange(const struct wireup_request *req, struct
 			result = WIREUP_FAILED;
 		else if (result == WIREUP_OK)
 			dist_ipv4_format(chosen.addr, w->master_addr);
-		if (result == WIREUP_OK && req->needs_nodes && fill_node_table(&r, w, err))
+		if (result == WIREUP_OK && (req->needs_nodes || req->needs_tasks) &&
+		    fill_node_table(&r, w, err))
+			result = WIREUP_FAILED;
+		if (result == WIREUP_OK && req->needs_tasks && fill_task_table(&r, w, err))
 			result = WIREUP_FAILED;
 	}
-	free_records(&r);
+	free_records(&r, w->nnodes);
 	return result;
 }
 
@@ -421,7 +518,7 @@ static void prepare_contribution(const struct wireup_request *req, const struct 
 	if (mine->msg[0] == '\0')
 		netlocal_addrs(local, mine);
 	if (w->local_rank == 0)
-		put_node_record(w, local, mine->msg[0] ? mine->msg : NULL);
+		put_node_record(req, w, local, mine);
 }
 
 enum wireup_result wireup_pmix(const struct wireup_request *req, const char *local_failure,

@@ -6,12 +6,17 @@
 
 #include "dist_mode.h"
 #include "dist_profile.h"
+#include "dist_slurmenv.h"
 
 struct dist_options dist_options;
 
 static int on_dist_mode(int val, const char *optarg, int remote);
 static int on_dist_compat(int val, const char *optarg, int remote);
 static int on_dist_launcher(int val, const char *optarg, int remote);
+static int on_dist_ps(int val, const char *optarg, int remote);
+static int on_dist_flag(int val, const char *optarg, int remote);
+
+enum { FLAG_CHIEF = 1, FLAG_EVALUATOR = 2 };
 
 /* The help text names the modes of dist_mode.c's table (filled at register). */
 static char mode_usage[160];
@@ -39,6 +44,29 @@ static struct spank_option launcher_option = {
         0,
         0,
         on_dist_launcher,
+};
+
+static struct spank_option ps_option = {
+        "dist-ps",
+        "N",
+        "With --dist-mode=ps: the number of parameter servers (default 1). (slurm-dist)",
+        1,
+        0,
+        on_dist_ps,
+};
+
+static struct spank_option chief_option = {
+        "dist-chief", NULL,         "With --dist-mode=ps: rank 0 is the chief. (slurm-dist)", 0,
+        FLAG_CHIEF,   on_dist_flag,
+};
+
+static struct spank_option evaluator_option = {
+        "dist-evaluator",
+        NULL,
+        "With --dist-mode=ps: the last rank is the evaluator. (slurm-dist)",
+        0,
+        FLAG_EVALUATOR,
+        on_dist_flag,
 };
 
 /* Stores VALUE; validation here stops srun, sbatch and salloc. In
@@ -90,6 +118,37 @@ static int on_dist_launcher(int val, const char *optarg, int remote)
 	return 0;
 }
 
+static int validate_ps(const char *text, struct dist_err *err)
+{
+	uint32_t n;
+
+	if (dist_parse_u32(text, &n) != 0 || n > 100000)
+		return dist_err_set(err,
+		                    "invalid --dist-ps '%s': expected a number of parameter "
+		                    "servers, 0 or more",
+		                    text);
+	return 0;
+}
+
+static int on_dist_ps(int val, const char *optarg, int remote)
+{
+	bool given;
+
+	(void)val;
+	return store(dist_options.ps, sizeof(dist_options.ps), &given, optarg, remote, validate_ps);
+}
+
+static int on_dist_flag(int val, const char *optarg, int remote)
+{
+	(void)optarg;
+	(void)remote;
+	if (val == FLAG_CHIEF)
+		dist_options.chief = true;
+	else
+		dist_options.evaluator = true;
+	return 0;
+}
+
 int dist_options_register(spank_t sp)
 {
 	spank_err_t rc;
@@ -104,6 +163,12 @@ int dist_options_register(spank_t sp)
 		rc = spank_option_register(sp, &compat_option);
 	if (rc == ESPANK_SUCCESS)
 		rc = spank_option_register(sp, &launcher_option);
+	if (rc == ESPANK_SUCCESS)
+		rc = spank_option_register(sp, &ps_option);
+	if (rc == ESPANK_SUCCESS)
+		rc = spank_option_register(sp, &chief_option);
+	if (rc == ESPANK_SUCCESS)
+		rc = spank_option_register(sp, &evaluator_option);
 	if (rc != ESPANK_SUCCESS) {
 		slurm_error("dist: cannot register its options: %s", spank_strerror(rc));
 		return -1;
@@ -120,6 +185,12 @@ int dist_options_validate(struct dist_err *err)
 	if (dist_options.launcher && !dist_options.mode_given)
 		return dist_err_set(err,
 		                    "--dist-launcher needs --dist-mode (e.g. --dist-mode=mpi)");
+	if ((dist_options.ps[0] || dist_options.chief || dist_options.evaluator) &&
+	    (!dist_options.mode_given || strcmp(dist_options.mode, "ps") != 0))
+		return dist_err_set(err, "--dist-ps, --dist-chief and --dist-evaluator need "
+		                         "--dist-mode=ps");
+	if (dist_options.ps[0] && validate_ps(dist_options.ps, err))
+		return -1;
 	if (dist_options.mode_given && dist_mode_validate(dist_options.mode, err))
 		return -1;
 	if (dist_options.compat_given && validate_compat(dist_options.compat, err))

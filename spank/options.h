@@ -13,7 +13,10 @@ struct dist_options {
 	bool mode_given;
 	char compat[256];
 	bool compat_given;
-	bool launcher; /* --dist-launcher */
+	bool launcher;  /* --dist-launcher */
+	char ps[16];    /* --dist-ps=N, "" when not given */
+	bool chief;     /* --dist-chief */
+	bool evaluator; /* --dist-evaluator */
 };
 
 extern struct dist_options dist_options;

@@ -78,6 +78,12 @@ static int set_shim_env(spank_t sp)
 	     spank_setenv(sp, DIST_SHIM_ENV_COMPAT, dist_options.compat, 1) != ESPANK_SUCCESS) ||
 	    (dist_options.launcher &&
 	     spank_setenv(sp, DIST_SHIM_ENV_LAUNCHER, "1", 1) != ESPANK_SUCCESS) ||
+	    (dist_options.ps[0] &&
+	     spank_setenv(sp, DIST_SHIM_ENV_PS, dist_options.ps, 1) != ESPANK_SUCCESS) ||
+	    (dist_options.chief &&
+	     spank_setenv(sp, DIST_SHIM_ENV_CHIEF, "1", 1) != ESPANK_SUCCESS) ||
+	    (dist_options.evaluator &&
+	     spank_setenv(sp, DIST_SHIM_ENV_EVALUATOR, "1", 1) != ESPANK_SUCCESS) ||
 	    spank_setenv(sp, DIST_SHIM_ENV_PORT_RANGE, config.port_range, 1) != ESPANK_SUCCESS ||
 	    (config.timeout[0] &&
 	     spank_setenv(sp, DIST_SHIM_ENV_TIMEOUT, config.timeout, 1) != ESPANK_SUCCESS))

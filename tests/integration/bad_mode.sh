@@ -6,7 +6,7 @@ marker_cmd="touch $WORK/started"
 expect_refused() {
 	local what=$1 err=$2
 	[ "$RC" -ne 0 ] || fail "$what exited 0"
-	assert_contains "$err" "invalid --dist-mode '$3': valid modes are none|ddp|mpi"
+	assert_contains "$err" "invalid --dist-mode '$3': valid modes are none|ddp|mpi|ps"
 	[ ! -e "$WORK/started" ] || fail "$what started a task"
 }
 
