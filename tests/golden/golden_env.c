@@ -2,7 +2,9 @@
  *   golden-env MODE WORLD_FILE
  * WORLD_FILE has one key=value per line (rank, size, local_rank, local_size,
  * node_rank, nnodes, master_addr, master_port, master_ifname, local_gpus),
- * optionally "compat=LIST" (--dist-compat profiles), "step_dir=PATH" and one
+ * optionally "compat=LIST" (--dist-compat profiles), "step_dir=PATH", the
+ * ps layout ("ps=N", "chief=1", "evaluator=1"), one "task=ADDR:PORT" line
+ * per task in rank order, and one
  * "node=ADDR,TASKS,GPUS" line per node (the node table, in node order). The
  * output (sorted variables, "ARGS:" and the appended arguments, then each
  * file the mode writes after "FILE name:") is
@@ -21,6 +23,25 @@ static struct dist_node nodes[NODES_MAX];
 static size_t nnodes;
 static char compat[256];
 static char step_dir[256];
+static struct dist_task tasks[64];
+static size_t ntasks;
+
+/* "ADDR:PORT", one per task in rank order */
+static int add_task(const char *value)
+{
+	const char *colon = strrchr(value, ':');
+	uint32_t port;
+
+	if (ntasks == sizeof(tasks) / sizeof(tasks[0]) || !colon ||
+	    (size_t)(colon - value) >= sizeof(tasks[0].addr) || dist_parse_u32(colon + 1, &port) ||
+	    port > 65535)
+		return -1;
+	memcpy(tasks[ntasks].addr, value, (size_t)(colon - value));
+	tasks[ntasks].addr[colon - value] = '\0';
+	tasks[ntasks].port = (uint16_t)port;
+	ntasks++;
+	return 0;
+}
 
 /* "ADDR,TASKS,GPUS[,PREFIX]" */
 static int add_node(const char *value)
@@ -62,6 +83,14 @@ static int set_field(struct dist_world *w, const char *key, const char *value)
 			                      (uint32_t *)((char *)w + u32_fields[i].offset));
 	if (strcmp(key, "node") == 0)
 		return add_node(value);
+	if (strcmp(key, "task") == 0)
+		return add_task(value);
+	if (strcmp(key, "ps") == 0)
+		return dist_parse_u32(value, &w->roles.ps);
+	if (strcmp(key, "chief") == 0)
+		return (w->roles.chief = strcmp(value, "1") == 0, 0);
+	if (strcmp(key, "evaluator") == 0)
+		return (w->roles.evaluator = strcmp(value, "1") == 0, 0);
 	if (strcmp(key, "step_dir") == 0)
 		return snprintf(step_dir, sizeof(step_dir), "%s", value) < 0;
 	if (strcmp(key, "compat") == 0)
@@ -173,5 +202,13 @@ int main(int argc, char **argv)
 	}
 	if (step_dir[0])
 		world.step_dir = step_dir;
+	if (ntasks) {
+		if (ntasks != world.size) {
+			fprintf(stderr, "golden-env: %zu task lines for size=%u\n", ntasks,
+			        world.size);
+			return 1;
+		}
+		world.tasks = tasks;
+	}
 	return print_contract(mode, &world);
 }
