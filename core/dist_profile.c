@@ -49,12 +49,41 @@ static const struct dist_profile_var kubeflow_vars[] = {
         {"PET_NPROC_PER_NODE", SRC_PROCS_PER_NODE},
 };
 
+/* Huawei ModelArts, TensorFlow parameter-server jobs: the start file gets
+ * its role and both host lists as arguments, and the same as variables. */
+static const struct dist_profile_var modelarts_ps_vars[] = {
+        {"MA_TASK_NAME", SRC_TF_ROLE},
+        {"VC_TASK_INDEX", SRC_TF_INDEX},
+        {"TF_PS_HOSTS", SRC_TF_PS_HOSTS},
+        {"TF_WORKER_HOSTS", SRC_TF_WORKER_HOSTS},
+};
+static const struct dist_profile_arg modelarts_ps_args[] = {
+        {"--task_index", SRC_TF_INDEX, false},
+        {"--ps_hosts", SRC_TF_PS_HOSTS, false},
+        {"--worker_hosts", SRC_TF_WORKER_HOSTS, false},
+        {"--job_name", SRC_TF_ROLE, false},
+};
+
+/* MindSpore's parameter-server mode: a scheduler (the chief), servers (ps)
+ * and workers. */
+static const struct dist_profile_var mindspore_vars[] = {
+        {"MS_ROLE", SRC_MS_ROLE},
+        {"MS_SCHED_HOST", SRC_MS_SCHED_HOST},
+        {"MS_SCHED_PORT", SRC_MS_SCHED_PORT},
+        {"MS_WORKER_NUM", SRC_MS_WORKER_NUM},
+        {"MS_SERVER_NUM", SRC_MS_SERVER_NUM},
+};
+
 static const struct dist_profile profiles[] = {
         {"modelarts", "Huawei ModelArts", modelarts_vars, COUNT(modelarts_vars), modelarts_args,
-         COUNT(modelarts_args)},
-        {"tione", "Tencent TI-ONE", tione_vars, COUNT(tione_vars), NULL, 0},
-        {"azureml", "Azure ML", azureml_vars, COUNT(azureml_vars), NULL, 0},
-        {"kubeflow", "Kubeflow PyTorchJob", kubeflow_vars, COUNT(kubeflow_vars), NULL, 0},
+         COUNT(modelarts_args), "ddp,mpi"},
+        {"modelarts", "Huawei ModelArts", modelarts_ps_vars, COUNT(modelarts_ps_vars),
+         modelarts_ps_args, COUNT(modelarts_ps_args), "ps"},
+        {"tione", "Tencent TI-ONE", tione_vars, COUNT(tione_vars), NULL, 0, "ddp,mpi"},
+        {"azureml", "Azure ML", azureml_vars, COUNT(azureml_vars), NULL, 0, "ddp,mpi"},
+        {"kubeflow", "Kubeflow PyTorchJob", kubeflow_vars, COUNT(kubeflow_vars), NULL, 0,
+         "ddp,mpi"},
+        {"mindspore", "MindSpore", mindspore_vars, COUNT(mindspore_vars), NULL, 0, "ps"},
 };
 
 const struct dist_profile *dist_profile_table(size_t *count)
@@ -83,6 +112,15 @@ const char *dist_source_describe(enum dist_source source)
 	        [SRC_NODE_GPU_LIST] = "`addr:gpus,...` for every node",
 	        [SRC_NODE_SLOT_LIST] =
 	                "`addr:slots,...`: slots are GPUs, or tasks on a node without",
+	        [SRC_TF_ROLE] = "the task's role: `chief`, `ps`, `worker` or `evaluator`",
+	        [SRC_TF_INDEX] = "the task's index within its role",
+	        [SRC_TF_PS_HOSTS] = "`addr:port,...` of the parameter servers",
+	        [SRC_TF_WORKER_HOSTS] = "`addr:port,...` of the workers",
+	        [SRC_MS_ROLE] = "`MS_SCHED` (the chief), `MS_PSERVER` (ps) or `MS_WORKER`",
+	        [SRC_MS_SCHED_HOST] = "the chief's address (needs `--dist-chief`)",
+	        [SRC_MS_SCHED_PORT] = "the chief's port (needs `--dist-chief`)",
+	        [SRC_MS_WORKER_NUM] = "workers in the step",
+	        [SRC_MS_SERVER_NUM] = "parameter servers in the step",
 	};
 
 	return (size_t)source < COUNT(words) && words[source] ? words[source] : "?";
@@ -90,7 +128,7 @@ const char *dist_source_describe(enum dist_source source)
 
 const char *dist_profile_choices(void)
 {
-	return "modelarts|tione|azureml|kubeflow";
+	return "modelarts|tione|azureml|kubeflow|mindspore";
 }
 
 static const struct dist_profile *find_profile(const char *name, size_t len)
@@ -132,6 +170,34 @@ int dist_profiles_parse(const char *list, const struct dist_profile **out, size_
 		if (*p == ',' && *++p == '\0')
 			return dist_err_set(err, "invalid --dist-compat '%s': trailing comma",
 			                    list);
+	}
+	return 0;
+}
+
+static bool applies_to(const struct dist_profile *p, const char *mode)
+{
+	size_t len = strlen(mode);
+
+	for (const char *m = p->modes; m && *m; m += strcspn(m, ",") + (m[strcspn(m, ",")] == ','))
+		if (strcspn(m, ",") == len && strncmp(m, mode, len) == 0)
+			return true;
+	return false;
+}
+
+int dist_profiles_select_mode(const struct dist_profile **list, size_t count, const char *mode,
+                              struct dist_err *err)
+{
+	for (size_t i = 0; i < count; i++) {
+		const struct dist_profile *found = NULL;
+
+		for (size_t k = 0; k < COUNT(profiles) && !found; k++)
+			if (strcmp(profiles[k].name, list[i]->name) == 0 &&
+			    applies_to(&profiles[k], mode))
+				found = &profiles[k];
+		if (!found)
+			return dist_err_set(err, "--dist-compat=%s has nothing for --dist-mode=%s",
+			                    list[i]->name, mode);
+		list[i] = found;
 	}
 	return 0;
 }
@@ -222,6 +288,84 @@ static int render_from_node_table(enum dist_source source, const struct dist_wor
 	}
 }
 
+/* "addr:port,..." of every task in ROLE, in rank order. */
+static int render_role_hosts(const struct dist_world *w, enum dist_role role, char *buf, size_t len,
+                             struct dist_err *err)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (uint32_t rank = 0; rank < w->size; rank++) {
+		enum dist_role r;
+		uint32_t index;
+		int n;
+
+		dist_role_of(&w->roles, w->size, rank, &r, &index);
+		if (r != role)
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s:%u", used ? "," : "",
+		             w->tasks[rank].addr, w->tasks[rank].port);
+		if (n < 0 || (size_t)n >= len - used)
+			return dist_err_set(err, "host list too long for %u tasks", w->size);
+		used += (size_t)n;
+	}
+	return 0;
+}
+
+static uint32_t count_role(const struct dist_world *w, enum dist_role role)
+{
+	uint32_t n = 0;
+
+	for (uint32_t rank = 0; rank < w->size; rank++) {
+		enum dist_role r;
+		uint32_t index;
+
+		dist_role_of(&w->roles, w->size, rank, &r, &index);
+		n += r == role;
+	}
+	return n;
+}
+
+static int render_from_task_table(enum dist_source source, const struct dist_world *w, char *buf,
+                                  size_t len, struct dist_err *err)
+{
+	static const char *const ms_roles[] = {"MS_SCHED", "MS_PSERVER", "MS_WORKER", "MS_WORKER"};
+	enum dist_role role;
+	uint32_t index;
+
+	if (!w->tasks)
+		return dist_err_set(err, "this profile needs --dist-mode=ps");
+	if ((source == SRC_MS_SCHED_HOST || source == SRC_MS_SCHED_PORT) && !w->roles.chief)
+		return dist_err_set(err, "--dist-compat=mindspore needs --dist-chief: MindSpore's "
+		                         "scheduler runs as the chief");
+	dist_role_of(&w->roles, w->size, w->rank, &role, &index);
+	switch (source) {
+	case SRC_TF_ROLE:
+		snprintf(buf, len, "%s", dist_role_name(role));
+		return 0;
+	case SRC_TF_INDEX:
+		return render_u32(index, buf, len);
+	case SRC_TF_PS_HOSTS:
+		return render_role_hosts(w, DIST_ROLE_PS, buf, len, err);
+	case SRC_TF_WORKER_HOSTS:
+		return render_role_hosts(w, DIST_ROLE_WORKER, buf, len, err);
+	case SRC_MS_ROLE:
+		snprintf(buf, len, "%s", ms_roles[role]);
+		return 0;
+	case SRC_MS_SCHED_HOST:
+		snprintf(buf, len, "%s", w->tasks[0].addr);
+		return 0;
+	case SRC_MS_SCHED_PORT:
+		return render_u32(w->tasks[0].port, buf, len);
+	case SRC_MS_WORKER_NUM:
+		return render_u32(count_role(w, DIST_ROLE_WORKER), buf, len);
+	case SRC_MS_SERVER_NUM:
+		return render_u32(count_role(w, DIST_ROLE_PS), buf, len);
+	default:
+		return dist_err_set(err, "unknown value source %d", (int)source);
+	}
+}
+
 int dist_source_render(enum dist_source source, const struct dist_world *w, char *buf, size_t len,
                        struct dist_err *err)
 {
@@ -250,6 +394,8 @@ int dist_source_render(enum dist_source source, const struct dist_world *w, char
 	case SRC_PROCS_PER_NODE:
 		return render_u32(w->local_gpus ? w->local_gpus : 1, buf, len);
 	default:
+		if (source >= SRC_TF_ROLE && source <= SRC_MS_SERVER_NUM)
+			return render_from_task_table(source, w, buf, len, err);
 		return render_from_node_table(source, w, buf, len, err);
 	}
 }

@@ -30,6 +30,16 @@ enum dist_source {
 	SRC_HOST_LIST,      /* "addr,addr,..." */
 	SRC_NODE_GPU_LIST,  /* "addr:gpus,..." */
 	SRC_NODE_SLOT_LIST, /* "addr:slots,...": GPUs, or tasks on a node without GPUs */
+	/* From the task table and roles (mode ps): */
+	SRC_TF_ROLE,         /* "chief", "ps", "worker" or "evaluator" */
+	SRC_TF_INDEX,        /* index within the role */
+	SRC_TF_PS_HOSTS,     /* "addr:port,..." of the ps tasks */
+	SRC_TF_WORKER_HOSTS, /* "addr:port,..." of the workers */
+	SRC_MS_ROLE,         /* MindSpore: MS_SCHED (chief), MS_PSERVER (ps), MS_WORKER */
+	SRC_MS_SCHED_HOST,   /* the chief's address */
+	SRC_MS_SCHED_PORT,   /* the chief's port */
+	SRC_MS_WORKER_NUM,   /* workers */
+	SRC_MS_SERVER_NUM,   /* parameter servers */
 };
 
 struct dist_profile_var {
@@ -50,6 +60,7 @@ struct dist_profile {
 	size_t nvars;
 	const struct dist_profile_arg *args; /* appended to the user's command */
 	size_t nargs;
+	const char *modes; /* the --dist-mode values it applies to, comma-separated */
 };
 
 #define DIST_PROFILES_MAX 8
@@ -58,7 +69,12 @@ struct dist_profile {
 int dist_profiles_parse(const char *list, const struct dist_profile **profiles, size_t *count,
                         struct dist_err *err);
 
-/* "modelarts|tione|azureml|kubeflow", for help texts. */
+/* Replaces each of PROFILES by its table for MODE (a platform may name things
+ * differently per mode); a profile with no table for MODE is an error. */
+int dist_profiles_select_mode(const struct dist_profile **profiles, size_t count, const char *mode,
+                              struct dist_err *err);
+
+/* "modelarts|tione|azureml|kubeflow|mindspore", for help texts. */
 const char *dist_profile_choices(void);
 
 /* True when a profile needs dist_world.nodes. */

@@ -254,6 +254,11 @@ static int make_plan(const struct cli *cli, struct plan *plan)
 		return EXIT_USAGE;
 	}
 	dist_mode_lookup(cli->mode, &plan->mode);
+	if (plan->mode &&
+	    dist_profiles_select_mode(plan->profiles, plan->nprofiles, cli->mode, &err)) {
+		msg_error("%s", err.msg);
+		return EXIT_USAGE;
+	}
 	plan->roles = cli->roles;
 	return 0;
 }

@@ -195,6 +195,14 @@ int dist_options_validate(struct dist_err *err)
 		return -1;
 	if (dist_options.compat_given && validate_compat(dist_options.compat, err))
 		return -1;
+	if (dist_options.compat_given && strcmp(dist_options.mode, "none") != 0) {
+		const struct dist_profile *profiles[DIST_PROFILES_MAX];
+		size_t n;
+
+		if (dist_profiles_parse(dist_options.compat, profiles, &n, err) ||
+		    dist_profiles_select_mode(profiles, n, dist_options.mode, err))
+			return -1;
+	}
 	return 0;
 }
 

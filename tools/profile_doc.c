@@ -23,15 +23,17 @@ static void print_profile(const struct dist_profile *p)
 
 int main(int argc, char **argv)
 {
-	size_t count;
+	size_t count, found = 0;
 	const struct dist_profile *profiles = dist_profile_table(&count);
 
 	for (size_t i = 0; argc == 2 && i < count; i++) {
-		if (strcmp(profiles[i].name, argv[1]) == 0) {
-			print_profile(&profiles[i]);
-			return 0;
-		}
+		if (strcmp(profiles[i].name, argv[1]) != 0)
+			continue;
+		printf("%sWith `--dist-mode=` %s:\n\n", found++ ? "\n" : "", profiles[i].modes);
+		print_profile(&profiles[i]);
 	}
+	if (found)
+		return 0;
 	fprintf(stderr, "usage: profile-doc %s\n", dist_profile_choices());
 	return 2;
 }

@@ -160,7 +160,8 @@ static int print_contract(const struct dist_mode *mode, const struct dist_world 
 	int rc;
 
 	dist_env_init(&env);
-	rc = (compat[0] && dist_profiles_parse(compat, profiles, &nprofiles, &err)) ||
+	rc = (compat[0] && (dist_profiles_parse(compat, profiles, &nprofiles, &err) ||
+	                    dist_profiles_select_mode(profiles, nprofiles, mode->name, &err))) ||
 	     mode->build_env(w, &env, &err) ||
 	     dist_profiles_build_env(profiles, nprofiles, w, &env, &err) ||
 	     dist_profiles_build_args(profiles, nprofiles, w, &args, &nargs, &err);

@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 marker_cmd="touch $WORK/started"
 run_srun bogus --dist-mode=ddp --dist-compat=tione,bogus -N1 bash -c "$marker_cmd"
 [ "$RC" -ne 0 ] || fail "--dist-compat=tione,bogus exited 0"
-assert_contains "$WORK/bogus.err" "invalid --dist-compat 'tione,bogus': valid profiles are modelarts|tione|azureml|kubeflow, comma-separated"
+assert_contains "$WORK/bogus.err" "invalid --dist-compat 'tione,bogus': valid profiles are modelarts|tione|azureml|kubeflow|mindspore, comma-separated"
 
 run_srun no_mode --dist-compat=tione -N1 bash -c "$marker_cmd"
 [ "$RC" -ne 0 ] || fail "--dist-compat without --dist-mode exited 0"

@@ -19,5 +19,13 @@ run_srun wrong_mode --mpi=pmix --dist-mode=ddp --dist-chief -N1 bash -c "$marker
 [ "$RC" -ne 0 ] || fail "--dist-chief with ddp exited 0"
 assert_contains "$WORK/wrong_mode.err" "--dist-ps, --dist-chief and --dist-evaluator need --dist-mode=ps"
 
+run_srun compat --mpi=pmix --dist-mode=ps --dist-compat=tione -N1 bash -c "$marker"
+[ "$RC" -ne 0 ] || fail "--dist-compat=tione with ps exited 0"
+assert_contains "$WORK/compat.err" "--dist-compat=tione has nothing for --dist-mode=ps"
+
+run_srun no_sched --mpi=pmix --dist-mode=ps --dist-compat=mindspore -N2 --ntasks-per-node=1 bash -c "$marker"
+[ "$RC" -ne 0 ] || fail "mindspore without a chief exited 0"
+assert_contains "$WORK/no_sched.err" "--dist-compat=mindspore needs --dist-chief: MindSpore's scheduler runs as the chief"
+
 [ ! -e "$WORK/started" ] || fail "a task started"
 assert_no_node_drained

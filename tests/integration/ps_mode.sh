@@ -32,3 +32,31 @@ for n in tcn1 tcn2 tcn3; do
 	assert_count "$WORK/layout.out" "^$n ps$" 1
 	assert_count "$WORK/layout.out" "^$n worker$" 1
 done
+
+# ModelArts' TensorFlow start-file arguments, consistent with TF_CONFIG.
+cat >"$WORK/ma_ps.py" <<'PY'
+import argparse, json, os
+p = argparse.ArgumentParser()
+for flag in ("--task_index", "--ps_hosts", "--worker_hosts", "--job_name"):
+    p.add_argument(flag, required=True)
+a = p.parse_args()
+c = json.loads(os.environ["TF_CONFIG"])
+assert a.job_name == c["task"]["type"] and int(a.task_index) == c["task"]["index"], (a, c)
+assert a.ps_hosts == ",".join(c["cluster"]["ps"]), (a.ps_hosts, c)
+assert a.worker_hosts == ",".join(c["cluster"]["worker"]), (a.worker_hosts, c)
+assert os.environ["MA_TASK_NAME"] == a.job_name and os.environ["TF_PS_HOSTS"] == a.ps_hosts
+print(f"MA-PS-OK {a.job_name} {a.task_index}", flush=True)
+PY
+run_srun ma_ps --mpi=pmix --dist-mode=ps --dist-compat=modelarts --dist-ps=2 -N2 --ntasks-per-node=2 \
+	--distribution=cyclic $PY "$WORK/ma_ps.py"
+[ "$RC" -eq 0 ] || { cat "$WORK/ma_ps.err" >&2; fail "ModelArts PS run exited $RC"; }
+assert_count "$WORK/ma_ps.out" '^MA-PS-OK ps [01]$' 2
+assert_count "$WORK/ma_ps.out" '^MA-PS-OK worker [01]$' 2
+
+# MindSpore: the chief is the scheduler.
+run_srun ms --mpi=pmix --dist-mode=ps --dist-chief --dist-ps=2 --dist-compat=mindspore \
+	-N2 --ntasks-per-node=2 bash -c 'echo "$SLURM_PROCID $MS_ROLE $MS_SCHED_HOST $MS_WORKER_NUM $MS_SERVER_NUM"'
+[ "$RC" -eq 0 ] || { cat "$WORK/ms.err" >&2; fail "MindSpore-style run exited $RC"; }
+assert_count "$WORK/ms.out" '^0 MS_SCHED 10.77.0.1 1 2$' 1
+assert_count "$WORK/ms.out" '^[12] MS_PSERVER 10.77.0.1 1 2$' 2
+assert_count "$WORK/ms.out" '^3 MS_WORKER 10.77.0.1 1 2$' 1

@@ -12,7 +12,7 @@
 #include "dist_profile.h"
 
 #define INVALID_MSG(list)                                                                          \
-	"invalid --dist-compat '" list "': valid profiles are modelarts|tione|azureml|kubeflow, "  \
+	"invalid --dist-compat '" list "': valid profiles are modelarts|tione|azureml|kubeflow|mindspore, "  \
 	"comma-separated"
 
 /* Two nodes, four tasks and two GPUs each. */
@@ -148,7 +148,7 @@ static void test_parse_empty_and_null(void **state)
 	struct dist_err err = {{0}};
 	size_t count = 99;
 	const char *expected = "empty --dist-compat: valid profiles are "
-	                       "modelarts|tione|azureml|kubeflow, comma-separated";
+	                       "modelarts|tione|azureml|kubeflow|mindspore, comma-separated";
 
 	(void)state;
 	assert_int_equal(dist_profiles_parse("", list, &count, &err), -1);
@@ -231,7 +231,7 @@ static void test_parse_prefix_and_extension_rejected(void **state)
 static void test_choices(void **state)
 {
 	(void)state;
-	assert_string_equal(dist_profile_choices(), "modelarts|tione|azureml|kubeflow");
+	assert_string_equal(dist_profile_choices(), "modelarts|tione|azureml|kubeflow|mindspore");
 }
 
 /* ---- dist_profile_needs_nodes ---- */
@@ -250,14 +250,14 @@ static void test_needs_nodes_from_args_only(void **state)
 {
 	static const struct dist_profile_arg args[] = {{"--hosts", SRC_HOST_LIST, false}};
 	static const struct dist_profile_arg plain_args[] = {{"--rank", SRC_RANK, false}};
-	const struct dist_profile with_table = {"t", "T", NULL, 0, args, 1};
-	const struct dist_profile without = {"u", "U", NULL, 0, plain_args, 1};
+	const struct dist_profile with_table = {"t", "T", NULL, 0, args, 1, "ddp"};
+	const struct dist_profile without = {"u", "U", NULL, 0, plain_args, 1, "ddp"};
 
 	/* The boundary: SRC_NODE_ADDR is the first node-table source. */
 	static const struct dist_profile_var addr_var[] = {{"ADDR", SRC_NODE_ADDR}};
 	static const struct dist_profile_var procs_var[] = {{"PROCS", SRC_PROCS_PER_NODE}};
-	const struct dist_profile addr_only = {"a", "A", addr_var, 1, NULL, 0};
-	const struct dist_profile procs_only = {"p", "P", procs_var, 1, NULL, 0};
+	const struct dist_profile addr_only = {"a", "A", addr_var, 1, NULL, 0, "ddp"};
+	const struct dist_profile procs_only = {"p", "P", procs_var, 1, NULL, 0, "ddp"};
 
 	(void)state;
 	assert_true(dist_profile_needs_nodes(&with_table));
@@ -579,8 +579,8 @@ static const struct dist_profile_var per_task_vars[] = {
         {"RANK", SRC_RANK},
         {"WORLD_SIZE", SRC_WORLD_SIZE},
 };
-static const struct dist_profile per_node = {"pernode", "Per node", per_node_vars, 2, NULL, 0};
-static const struct dist_profile per_task = {"pertask", "Per task", per_task_vars, 3, NULL, 0};
+static const struct dist_profile per_node = {"pernode", "Per node", per_node_vars, 2, NULL, 0, "ddp"};
+static const struct dist_profile per_task = {"pertask", "Per task", per_task_vars, 3, NULL, 0, "ddp"};
 
 static void test_env_conflict_names_both_profiles(void **state)
 {
@@ -777,7 +777,7 @@ static void test_args_render_error_frees_and_fails(void **state)
 	        {"--init", SRC_TCP_INIT_METHOD, false},
 	        {"--hosts", SRC_HOST_LIST, false},
 	};
-	const struct dist_profile hosts = {"hosts", "Hosts", NULL, 0, args, 2};
+	const struct dist_profile hosts = {"hosts", "Hosts", NULL, 0, args, 2, "ddp"};
 	const struct dist_profile *list[] = {&hosts};
 	struct dist_world w = world_8x2();
 	struct dist_err err = {{0}};
