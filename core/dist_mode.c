@@ -7,10 +7,11 @@ static const struct dist_mode *const modes[] = {
         &dist_mode_ddp,
         &dist_mode_mpi,
         &dist_mode_ps,
+        &dist_mode_ascend,
 };
 
 /* Modes that later releases add; named so the message can say so. */
-static const char *const planned_modes[] = {"ascend"};
+static const char *const planned_modes[] = {"horovod", "ray", "jax"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -37,7 +38,7 @@ enum dist_mode_status dist_mode_lookup(const char *name, const struct dist_mode 
 
 const char *dist_mode_choices(void)
 {
-	return "none|ddp|mpi|ps";
+	return "none|ddp|mpi|ps|ascend";
 }
 
 int dist_mode_validate(const char *name, struct dist_err *err)

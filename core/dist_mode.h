@@ -38,6 +38,9 @@ struct dist_mode {
 	/* Needs dist_world.tasks: an address and a free port for every task,
 	 * which only an exchange (PMIx) can give. */
 	bool needs_tasks;
+	/* Needs every node's NPUs (dist_world.node_extras): each node's first
+	 * task reads them from hccn.conf; only an exchange (PMIx) spreads them. */
+	bool needs_npus;
 	/* Fills ENV with the variables this mode's frameworks expect. */
 	int (*build_env)(const struct dist_world *world, struct dist_env *env,
 	                 struct dist_err *err);
@@ -66,5 +69,6 @@ const char *dist_mode_choices(void);
 extern const struct dist_mode dist_mode_ddp;
 extern const struct dist_mode dist_mode_mpi;
 extern const struct dist_mode dist_mode_ps;
+extern const struct dist_mode dist_mode_ascend;
 
 #endif

@@ -44,6 +44,13 @@ struct dist_world {
 	 * (dist_mode.needs_tasks), else NULL. */
 	const struct dist_task *tasks;
 	struct dist_roles roles; /* parameter-server layout (mode ps) */
+	/* When the mode asked for node tables (needs_nodes), under PMIx: every
+	 * node's ranks ascending, node after node (nodes[k].ntasks each). */
+	const uint32_t *ranks_by_node;
+	/* What each node's first task reported for the mode (dist_mode.needs_npus:
+	 * its NPUs, "id=ip,..."), nnodes entries; NULL otherwise. */
+	const char *const *node_extras;
+	uint16_t hccl_base_port; /* first of 32 ports for HCCL (mode ascend) */
 	/* The step's private directory on this node, for modes that write
 	 * files (dist_mode.build_files); NULL otherwise. */
 	const char *step_dir;

@@ -12,6 +12,7 @@
 #include "dist_profile.h"
 #include "launch.h"
 #include "msg.h"
+#include "npu_local.h"
 #include "relay.h"
 #include "stepdir.h"
 #include "wireup.h"
@@ -65,6 +66,7 @@ static int build_request(const struct cli *cli, const struct plan *plan, struct 
 	req->user_master_port = getenv("MASTER_PORT");
 	req->needs_nodes = plan_needs_nodes(plan);
 	req->needs_tasks = plan->mode->needs_tasks;
+	req->node_extra = plan->mode->needs_npus ? npu_node_extra : NULL;
 	req->ports.lo = req->ports.hi = 0;
 	return dist_port_range_parse(cli->port_range, &req->ports, err);
 }
@@ -80,11 +82,15 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 	if (build_request(cli, plan, &req, &bad_request) && !local_failure)
 		local_failure = bad_request.msg;
 	w->roles = plan->roles;
+	w->hccl_base_port = npu_hccl_base_port(&req.ports);
 	if (wireup_pmix_available() && !plan->mode->program_uses_pmix)
 		return wireup_pmix(&req, local_failure, w, err);
 	if (!local_failure && req.needs_tasks)
 		local_failure = "--dist-mode=ps gives every task its own port, which the tasks "
 		                "can only agree on through PMIx: launch with --mpi=pmix";
+	if (!local_failure && req.node_extra)
+		local_failure = "--dist-mode=ascend builds one rank table from every node's NPUs, "
+		                "which only PMIx can gather: launch with --mpi=pmix";
 	if (local_failure) {
 		/* No exchange to tell the others through: only this task stops,
 		 * unless PMIx can end the step for it. */

@@ -18,6 +18,9 @@ struct wireup_request {
 	const char *user_master_port; /* MASTER_PORT the user exported, or NULL */
 	bool needs_nodes;             /* fill dist_world.nodes */
 	bool needs_tasks;             /* fill dist_world.tasks (PMIx only) */
+	/* What a node's first task adds to its node record for the mode (no
+	 * spaces), or NULL; failing stops the step on every node. */
+	int (*node_extra)(const struct dist_world *w, char *buf, size_t len, struct dist_err *err);
 };
 
 /* How a wire-up ended; anything but WIREUP_OK means the program must not start. */

@@ -17,8 +17,9 @@
 
 #define KEY_NODE "slurm-dist.node"
 #define KEY_PORT "slurm-dist.port"
-/* A node record is RECORD_OK "GPUS PORTS ADDRESSES" (PORTS: one per task of
- * the node, comma-separated, or "-"), or RECORD_FAILED and why. */
+/* A node record is RECORD_OK "GPUS PORTS EXTRA ADDRESSES" (PORTS: one per
+ * task of the node, comma-separated, or "-"; EXTRA: the mode's, or "-"), or
+ * RECORD_FAILED and why. */
 #define RECORD_OK     "ok "
 #define RECORD_FAILED "failed "
 #define RECORD_MAX    2048
@@ -232,18 +233,22 @@ static int pick_task_ports(const struct wireup_request *req, uint32_t n, char *t
 static void put_node_record(const struct wireup_request *req, const struct dist_world *w,
                             const struct dist_addr_list *local, struct dist_err *failure)
 {
-	char text[RECORD_MAX], ports[RECORD_MAX / 2] = "-", host[64] = "?";
+	char text[RECORD_MAX], ports[RECORD_MAX / 4] = "-", extra[RECORD_MAX / 4] = "-";
+	char host[64] = "?";
 	struct dist_err ignored;
 	int n;
 
 	if (!failure->msg[0] && req->needs_tasks)
 		pick_task_ports(req, w->local_size, ports, sizeof(ports), failure);
+	if (!failure->msg[0] && req->node_extra)
+		req->node_extra(w, extra, sizeof(extra), failure);
 	if (failure->msg[0]) {
 		gethostname(host, sizeof(host) - 1);
 		snprintf(text, sizeof(text), RECORD_FAILED "rank %u on %s: %s", w->rank, host,
 		         failure->msg);
 	} else {
-		n = snprintf(text, sizeof(text), RECORD_OK "%u %s ", w->local_gpus, ports);
+		n = snprintf(text, sizeof(text), RECORD_OK "%u %s %s ", w->local_gpus, ports,
+		             extra[0] ? extra : "-");
 		if (n < 0 || (size_t)n >= sizeof(text) ||
 		    dist_addr_list_format(local, text + n, sizeof(text) - (size_t)n, &ignored))
 			text[n] = '\0'; /* too many addresses: let others pick none of ours */
@@ -338,28 +343,38 @@ static int list_nodes(struct pmix_node *nodes, uint32_t max, uint32_t *count, st
 	return rc;
 }
 
-/* Parses BODY, an "ok" record without its prefix: "GPUS PORTS ADDRESSES". */
-static int parse_ok_record(char *body, uint32_t *gpus, char **ports, struct dist_addr_list *addrs,
-                           struct dist_err *err)
+/* Cuts the next space-separated field off *P. */
+static char *next_field(char **p)
 {
-	char *rest, *addr_text;
+	char *field = *p, *space = strchr(*p, ' ');
 
-	if (dist_parse_u32_prefix(body, gpus, &rest) || *rest != ' ')
+	if (!space)
+		return NULL;
+	*space = '\0';
+	*p = space + 1;
+	return field;
+}
+
+/* Parses BODY, an "ok" record without its prefix: "GPUS PORTS EXTRA ADDRESSES". */
+static int parse_ok_record(char *body, uint32_t *gpus, char **ports, char **extra,
+                           struct dist_addr_list *addrs, struct dist_err *err)
+{
+	char *p = body, *gpu_text = next_field(&p), *port_text = next_field(&p);
+	char *extra_text = next_field(&p);
+
+	if (!gpu_text || !port_text || !extra_text || dist_parse_u32(gpu_text, gpus))
 		return -1;
-	addr_text = strchr(rest + 1, ' ');
-	if (!addr_text)
+	*ports = strdup(port_text);
+	*extra = strdup(extra_text);
+	if (!*ports || !*extra)
 		return -1;
-	*addr_text = '\0';
-	*ports = strdup(rest + 1);
-	if (!*ports)
-		return -1;
-	return dist_addr_list_parse(addr_text + 1, addrs, err);
+	return dist_addr_list_parse(p, addrs, err);
 }
 
 /* Reads one node's record; a failed node ends the reading. */
 static enum wireup_result read_node_record(const struct wireup_request *req, pmix_rank_t leader,
                                            struct dist_addr_list *addrs, uint32_t *gpus,
-                                           char **ports, struct dist_err *err)
+                                           char **ports, char **extra, struct dist_err *err)
 {
 	char text[RECORD_MAX];
 
@@ -370,7 +385,7 @@ static enum wireup_result read_node_record(const struct wireup_request *req, pmi
 		return WIREUP_PEER_FAILED;
 	}
 	if (strncmp(text, RECORD_OK, strlen(RECORD_OK)) != 0 ||
-	    parse_ok_record(text + strlen(RECORD_OK), gpus, ports, addrs, err)) {
+	    parse_ok_record(text + strlen(RECORD_OK), gpus, ports, extra, addrs, err)) {
 		dist_err_set(err, "rank %u published a malformed node record", leader);
 		return WIREUP_FAILED;
 	}
@@ -382,7 +397,8 @@ struct records {
 	struct pmix_node *nodes;
 	struct dist_addr_list *addrs;
 	uint32_t *gpus;
-	char **ports; /* each node's PORTS field (malloc'd) */
+	char **ports;  /* each node's PORTS field (malloc'd) */
+	char **extras; /* each node's EXTRA field (malloc'd) */
 	uint32_t count;
 };
 
@@ -395,8 +411,36 @@ static enum wireup_result read_records(const struct wireup_request *req, const s
 		return WIREUP_FAILED;
 	for (uint32_t i = 0; i < r->count && result == WIREUP_OK; i++)
 		result = read_node_record(req, r->nodes[i].leader, &r->addrs[i], &r->gpus[i],
-		                          &r->ports[i], err);
+		                          &r->ports[i], &r->extras[i], err);
 	return result;
+}
+
+/* Every node's ranks, node after node, and what its first task reported
+ * for the mode; the world keeps pointing at them after the records go. */
+static int fill_node_ranks(const struct records *r, struct dist_world *w, struct dist_err *err)
+{
+	static uint32_t *ranks;
+	static char **extras;
+	static uint32_t nextras;
+	uint32_t used = 0;
+
+	free(ranks);
+	for (uint32_t i = 0; extras && i < nextras; i++)
+		free(extras[i]);
+	free(extras);
+	ranks = calloc(w->size ? w->size : 1, sizeof(*ranks));
+	extras = calloc(r->count ? r->count : 1, sizeof(*extras));
+	nextras = r->count;
+	if (!ranks || !extras)
+		return dist_err_set(err, "out of memory");
+	for (uint32_t i = 0; i < r->count; i++) {
+		for (uint32_t j = 0; j < r->nodes[i].ntasks && used < w->size; j++)
+			ranks[used++] = r->nodes[i].ranks[j];
+		extras[i] = r->extras[i] ? strdup(r->extras[i]) : NULL;
+	}
+	w->ranks_by_node = ranks;
+	w->node_extras = (const char *const *)extras;
+	return 0;
 }
 
 /* The node table modes that describe every node (hostfiles...) need. */
@@ -418,7 +462,7 @@ static int fill_node_table(const struct records *r, struct dist_world *w, struct
 		table[i].gpus = r->gpus[i];
 	}
 	w->nodes = table;
-	return 0;
+	return fill_node_ranks(r, w, err);
 }
 
 /* The task table: every task's node address and the port its node's first
@@ -461,7 +505,8 @@ static int alloc_records(struct records *r, uint32_t nnodes)
 	r->addrs = calloc(n, sizeof(*r->addrs));
 	r->gpus = calloc(n, sizeof(*r->gpus));
 	r->ports = calloc(n, sizeof(*r->ports));
-	return r->nodes && r->addrs && r->gpus && r->ports ? 0 : -1;
+	r->extras = calloc(n, sizeof(*r->extras));
+	return r->nodes && r->addrs && r->gpus && r->ports && r->extras ? 0 : -1;
 }
 
 static void free_records(struct records *r, uint32_t nnodes)
@@ -470,6 +515,9 @@ static void free_records(struct records *r, uint32_t nnodes)
 		free(r->nodes[i].ranks);
 	for (uint32_t i = 0; r->ports && i < nnodes; i++)
 		free(r->ports[i]);
+	for (uint32_t i = 0; r->extras && i < nnodes; i++)
+		free(r->extras[i]);
+	free(r->extras);
 	free(r->nodes);
 	free(r->addrs);
 	free(r->gpus);

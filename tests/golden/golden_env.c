@@ -4,7 +4,8 @@
  * node_rank, nnodes, master_addr, master_port, master_ifname, local_gpus),
  * optionally "compat=LIST" (--dist-compat profiles), "step_dir=PATH", the
  * ps layout ("ps=N", "chief=1", "evaluator=1"), one "task=ADDR:PORT" line
- * per task in rank order, and one
+ * per task in rank order, one "npus=ID=IP,..." line per node (mode
+ * ascend, node order; ranks are taken in block order), and one
  * "node=ADDR,TASKS,GPUS" line per node (the node table, in node order). The
  * output (sorted variables, "ARGS:" and the appended arguments, then each
  * file the mode writes after "FILE name:") is
@@ -23,6 +24,9 @@ static struct dist_node nodes[NODES_MAX];
 static size_t nnodes;
 static char compat[256];
 static char step_dir[256];
+static char *npus[NODES_MAX];
+static size_t nnpus;
+static uint32_t block_ranks[64];
 static struct dist_task tasks[64];
 static size_t ntasks;
 
@@ -85,6 +89,14 @@ static int set_field(struct dist_world *w, const char *key, const char *value)
 		return add_node(value);
 	if (strcmp(key, "task") == 0)
 		return add_task(value);
+	if (strcmp(key, "npus") == 0)
+		return nnpus == NODES_MAX || !(npus[nnpus++] = strdup(value));
+	if (strcmp(key, "hccl_base_port") == 0) {
+		if (dist_parse_u32(value, &v) || v > 65535)
+			return -1;
+		w->hccl_base_port = (uint16_t)v;
+		return 0;
+	}
 	if (strcmp(key, "ps") == 0)
 		return dist_parse_u32(value, &w->roles.ps);
 	if (strcmp(key, "chief") == 0)
@@ -200,7 +212,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		world.nodes = nodes;
+		/* Ranks in block order: node 0 has the first ones. */
+		for (uint32_t r = 0; r < world.size && r < 64; r++)
+			block_ranks[r] = r;
+		world.ranks_by_node = block_ranks;
 	}
+	if (nnpus)
+		world.node_extras = (const char *const *)npus;
 	if (step_dir[0])
 		world.step_dir = step_dir;
 	if (ntasks) {

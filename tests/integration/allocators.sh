@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 for cmd in srun sbatch salloc; do
 	"$cmd" --help >"$WORK/$cmd.help" 2>&1 || true
 	assert_contains "$WORK/$cmd.help" "--dist-mode=MODE        Set up each task for distributed training:"
-	assert_contains "$WORK/$cmd.help" "none|ddp|mpi|ps. none turns it off for"
+	assert_contains "$WORK/$cmd.help" "none|ddp|mpi|ps|ascend. none turns it off"
 done
 
 RC=0

@@ -34,7 +34,7 @@ static void test_lookup_ddp(void **state)
 
 static void test_lookup_planned(void **state)
 {
-	const char *planned[] = {"ascend"};
+	const char *planned[] = {"ray"};
 
 	(void)state;
 	for (size_t i = 0; i < 1; i++) {
@@ -74,7 +74,7 @@ static void test_lookup_unknown(void **state)
 static void test_choices(void **state)
 {
 	(void)state;
-	assert_string_equal(dist_mode_choices(), "none|ddp|mpi|ps");
+	assert_string_equal(dist_mode_choices(), "none|ddp|mpi|ps|ascend");
 }
 
 static void test_validate_accepts(void **state)
@@ -93,11 +93,11 @@ static void test_validate_rejects_naming_valid_modes(void **state)
 
 	(void)state;
 	assert_int_equal(dist_mode_validate("bogus", &err), -1);
-	assert_string_equal(err.msg, "invalid --dist-mode 'bogus': valid modes are none|ddp|mpi|ps");
-	assert_int_equal(dist_mode_validate("ascend", &err), -1);
-	assert_string_equal(err.msg, "invalid --dist-mode 'ascend': valid modes are none|ddp|mpi|ps");
+	assert_string_equal(err.msg, "invalid --dist-mode 'bogus': valid modes are none|ddp|mpi|ps|ascend");
+	assert_int_equal(dist_mode_validate("ray", &err), -1);
+	assert_string_equal(err.msg, "invalid --dist-mode 'ray': valid modes are none|ddp|mpi|ps|ascend");
 	assert_int_equal(dist_mode_validate(NULL, &err), -1);
-	assert_string_equal(err.msg, "invalid --dist-mode '': valid modes are none|ddp|mpi|ps");
+	assert_string_equal(err.msg, "invalid --dist-mode '': valid modes are none|ddp|mpi|ps|ascend");
 }
 
 int main(void)
