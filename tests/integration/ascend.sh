@@ -1,0 +1,30 @@
+#!/bin/bash
+# --dist-mode=ascend on the test cluster: per-node hccn.conf files (in each
+# node's private /tmp), a rank table every task validates against its own
+# node's file and variables, across nodes; the NPU subset of
+# ASCEND_RT_VISIBLE_DEVICES.
+source "$(dirname "$0")/lib.sh"
+cp "$TESTS_DIR/ascend_check.py" "$WORK/"
+export DIST_HCCN_CONF=/tmp/dist-test-hccn.conf
+
+# Node K's NPU D has the IP 192.168.(100+D).K.
+run_srun setup -N3 --ntasks-per-node=1 bash -c '
+	k=${SLURMD_NODENAME#tcn}
+	for d in 0 1 2 3 4 5 6 7; do
+		echo "address_$d=192.168.$((100 + d)).$k"
+		echo "netmask_$d=255.255.255.0"
+	done >'"$DIST_HCCN_CONF"
+[ "$RC" -eq 0 ] || fail "could not write the hccn.conf files"
+
+run_srun two --mpi=pmix --dist-mode=ascend -N3 --ntasks-per-node=2 $PY "$WORK/ascend_check.py"
+[ "$RC" -eq 0 ] || { cat "$WORK/two.err" >&2; fail "srun exited $RC"; }
+for k in 1 2 3; do
+	assert_count "$WORK/two.out" "^ASC-OK rank=[0-5] server=10\.77\.0\.$k device=[01] ip=192\.168\.10[01]\.$k host=tcn$k$" 2
+done
+
+ASCEND_RT_VISIBLE_DEVICES=4,5,6,7 run_srun visible --mpi=pmix --dist-mode=ascend -N1 \
+	--ntasks-per-node=4 $PY "$WORK/ascend_check.py"
+[ "$RC" -eq 0 ] || { cat "$WORK/visible.err" >&2; fail "srun exited $RC"; }
+for d in 4 5 6 7; do
+	assert_count "$WORK/visible.out" "^ASC-OK rank=[0-3] server=10\.77\.0\.1 device=$d ip=192\.168\.10$d\.1 " 1
+done
