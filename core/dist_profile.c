@@ -110,8 +110,8 @@ const char *dist_source_describe(enum dist_source source)
 	        [SRC_GPUS_TOTAL] = "GPUs on all nodes of the step",
 	        [SRC_HOST_LIST] = "`addr,addr,...`: every node's address, in node order",
 	        [SRC_NODE_GPU_LIST] = "`addr:gpus,...` for every node",
-	        [SRC_NODE_SLOT_LIST] =
-	                "`addr:slots,...`: slots are GPUs, or tasks on a node without",
+	        [SRC_NODE_SLOT_LIST] = "`addr:slots,...`: slots are the node's tasks or GPUs, "
+	                               "whichever are more",
 	        [SRC_TF_ROLE] = "the task's role: `chief`, `ps`, `worker` or `evaluator`",
 	        [SRC_TF_INDEX] = "the task's index within its role",
 	        [SRC_TF_PS_HOSTS] = "`addr:port,...` of the parameter servers",
@@ -244,10 +244,9 @@ static uint32_t gpus_of(const struct dist_node *node)
 	return node->gpus;
 }
 
-/* Hostfile-style slots: one per GPU, or per task on a node without GPUs. */
-static uint32_t slots_of(const struct dist_node *node)
+uint32_t dist_node_slots(const struct dist_node *node)
 {
-	return node->gpus ? node->gpus : node->ntasks;
+	return node->gpus > node->ntasks ? node->gpus : node->ntasks;
 }
 
 static uint32_t total_gpus(const struct dist_world *w)
@@ -282,7 +281,7 @@ static int render_from_node_table(enum dist_source source, const struct dist_wor
 	case SRC_NODE_GPU_LIST:
 		return render_node_list(w, gpus_of, buf, len, err);
 	case SRC_NODE_SLOT_LIST:
-		return render_node_list(w, slots_of, buf, len, err);
+		return render_node_list(w, dist_node_slots, buf, len, err);
 	default:
 		return dist_err_set(err, "unknown value source %d", (int)source);
 	}

@@ -29,7 +29,7 @@ enum dist_source {
 	SRC_GPUS_TOTAL,     /* GPUs on all nodes */
 	SRC_HOST_LIST,      /* "addr,addr,..." */
 	SRC_NODE_GPU_LIST,  /* "addr:gpus,..." */
-	SRC_NODE_SLOT_LIST, /* "addr:slots,...": GPUs, or tasks on a node without GPUs */
+	SRC_NODE_SLOT_LIST, /* "addr:slots,...", slots as dist_node_slots */
 	/* From the task table and roles (mode ps): */
 	SRC_TF_ROLE,         /* "chief", "ps", "worker" or "evaluator" */
 	SRC_TF_INDEX,        /* index within the role */
@@ -98,6 +98,10 @@ const char *dist_source_describe(enum dist_source source);
 
 /* The shipped profiles, for the docs generator. */
 const struct dist_profile *dist_profile_table(size_t *count);
+
+/* A node's slots in hostfiles and slot lists: its tasks, or its GPUs when
+ * more (one task per node launching a process per GPU). */
+uint32_t dist_node_slots(const struct dist_node *node);
 
 /* Renders SOURCE for W into BUF. */
 int dist_source_render(enum dist_source source, const struct dist_world *w, char *buf, size_t len,

@@ -9,18 +9,13 @@
 
 #include "dist_mode.h"
 #include "dist_net.h"
+#include "dist_profile.h"
 
 #define HOSTFILE_OPENMPI "hostfile"
 #define HOSTFILE_MPICH   "hostfile.mpich"
 
-/* Hostfile slots: the node's tasks, as srun placed the ranks. */
-static uint32_t slots(const struct dist_node *node)
-{
-	return node->ntasks;
-}
-
 /* One line per node, "addr slots=N" (Open MPI, DeepSpeed) or "addr:N"
- * (MPICH, Intel MPI). */
+ * (MPICH, Intel MPI); N as dist_node_slots. */
 static char *format_hostfile(const struct dist_world *w, const char *line_format)
 {
 	size_t len = (size_t)w->nnodes * (DIST_ADDR_MAX + 24) + 1, used = 0;
@@ -31,7 +26,7 @@ static char *format_hostfile(const struct dist_world *w, const char *line_format
 	text[0] = '\0';
 	for (uint32_t i = 0; i < w->nnodes; i++)
 		used += (size_t)snprintf(text + used, len - used, line_format, w->nodes[i].addr,
-		                         slots(&w->nodes[i]));
+		                         dist_node_slots(&w->nodes[i]));
 	return text;
 }
 
@@ -46,26 +41,26 @@ static int mpi_build_files(const struct dist_world *w, struct dist_files *files,
 	return 0;
 }
 
-/* "addr:slots,..." (TI-ONE) or "addr,..." (ModelArts' VC_WORKER_HOSTS). */
-static int set_node_list(const struct dist_world *w, struct dist_env *env, const char *name,
-                         bool with_slots, struct dist_err *err)
+/* Variables the platforms' MPI jobs read, rendered as the profiles do. */
+static int set_platform_vars(const struct dist_world *w, struct dist_env *env, struct dist_err *err)
 {
-	size_t len = (size_t)w->nnodes * (DIST_ADDR_MAX + 12) + 1, used = 0;
-	char *text = malloc(len);
-	int rc;
+	static const struct {
+		const char *name;
+		enum dist_source source;
+	} vars[] = {
+	        {"NODE_IP_SLOT_LIST", SRC_NODE_SLOT_LIST}, /* TI-ONE */
+	        {"GPU_NUM", SRC_GPUS_TOTAL},
+	        {"GPU_NUM_PER_NODE", SRC_GPUS_PER_NODE},
+	        {"VC_WORKER_HOSTS", SRC_HOST_LIST}, /* ModelArts */
+	        {"MA_NUM_HOSTS", SRC_NNODES},
+	};
+	char value[4096];
 
-	if (!text)
-		return dist_err_set(err, "out of memory");
-	text[0] = '\0';
-	for (uint32_t i = 0; i < w->nnodes; i++)
-		used += (size_t)(with_slots ? snprintf(text + used, len - used, "%s%s:%u",
-		                                       i ? "," : "", w->nodes[i].addr,
-		                                       slots(&w->nodes[i]))
-		                            : snprintf(text + used, len - used, "%s%s",
-		                                       i ? "," : "", w->nodes[i].addr));
-	rc = dist_env_set(env, name, text, err);
-	free(text);
-	return rc;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (dist_source_render(vars[i].source, w, value, sizeof(value), err) ||
+		    dist_env_set(env, vars[i].name, value, err))
+			return -1;
+	return 0;
 }
 
 static int set_hostfile_vars(const struct dist_world *w, struct dist_env *env, struct dist_err *err)
@@ -79,15 +74,6 @@ static int set_hostfile_vars(const struct dist_world *w, struct dist_env *env, s
 	    dist_env_setf(env, err, "I_MPI_HYDRA_HOST_FILE", "%s/" HOSTFILE_MPICH, w->step_dir))
 		return -1;
 	return 0;
-}
-
-static uint32_t total_gpus(const struct dist_world *w)
-{
-	uint32_t total = 0;
-
-	for (uint32_t i = 0; i < w->nnodes; i++)
-		total += w->nodes[i].gpus;
-	return total;
 }
 
 /* Open MPI's TCP transports (and its launcher's daemons) use the interface
@@ -118,18 +104,10 @@ static int set_ompi_tcp_networks(const struct dist_world *w, struct dist_env *en
 
 static int mpi_build_env(const struct dist_world *w, struct dist_env *env, struct dist_err *err)
 {
-	const struct dist_node *me;
-
 	if (!w->nodes || !w->step_dir)
 		return dist_err_set(err, "the node table was not gathered for mode mpi");
-	me = &w->nodes[w->node_rank];
 	if (dist_mode_ddp.build_env(w, env, err) || set_hostfile_vars(w, env, err) ||
-	    set_node_list(w, env, "NODE_IP_SLOT_LIST", true, err) ||
-	    set_node_list(w, env, "VC_WORKER_HOSTS", false, err) ||
-	    dist_env_setf(env, err, "MA_NUM_HOSTS", "%u", w->nnodes) ||
-	    dist_env_setf(env, err, "GPU_NUM", "%u", total_gpus(w)) ||
-	    dist_env_setf(env, err, "GPU_NUM_PER_NODE", "%u", me->gpus) ||
-	    set_ompi_tcp_networks(w, env, err))
+	    set_platform_vars(w, env, err) || set_ompi_tcp_networks(w, env, err))
 		return -1;
 	if (w->master_ifname[0] && dist_env_set(env, "HOROVOD_GLOO_IFACE", w->master_ifname, err))
 		return -1;

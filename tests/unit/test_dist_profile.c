@@ -318,7 +318,7 @@ static void test_render_node_table_sources(void **state)
 	assert_string_equal(render(SRC_GPUS_TOTAL, &w), "4");
 	assert_string_equal(render(SRC_HOST_LIST, &w), "10.0.0.1,10.0.0.2");
 	assert_string_equal(render(SRC_NODE_GPU_LIST, &w), "10.0.0.1:2,10.0.0.2:2");
-	assert_string_equal(render(SRC_NODE_SLOT_LIST, &w), "10.0.0.1:2,10.0.0.2:2");
+	assert_string_equal(render(SRC_NODE_SLOT_LIST, &w), "10.0.0.1:4,10.0.0.2:4");
 
 	/* Node 0 sees its own address. */
 	w.node_rank = 0;
@@ -345,8 +345,8 @@ static void test_render_node_table_uneven_nodes(void **state)
 	assert_string_equal(render(SRC_GPUS_TOTAL, &w), "9");
 	assert_string_equal(render(SRC_HOST_LIST, &w), "10.0.0.1,10.0.0.2,node-c");
 	assert_string_equal(render(SRC_NODE_GPU_LIST, &w), "10.0.0.1:8,10.0.0.2:0,node-c:1");
-	/* The node without GPUs gets a slot per task. */
-	assert_string_equal(render(SRC_NODE_SLOT_LIST, &w), "10.0.0.1:8,10.0.0.2:2,node-c:1");
+	/* Slots are the node's tasks or GPUs, whichever are more. */
+	assert_string_equal(render(SRC_NODE_SLOT_LIST, &w), "10.0.0.1:8,10.0.0.2:2,node-c:3");
 }
 
 static void test_render_slot_list_without_gpus_uses_tasks(void **state)
@@ -463,7 +463,7 @@ static void test_env_tione_counts_nodes(void **state)
 	assert_string_equal(dist_env_get(&env, "NODE_LIST"), "10.0.0.1:2,10.0.0.2:2");
 	assert_string_equal(dist_env_get(&env, "GPU_NUM"), "4");
 	assert_string_equal(dist_env_get(&env, "GPU_NUM_PER_NODE"), "2");
-	assert_string_equal(dist_env_get(&env, "NODE_IP_SLOT_LIST"), "10.0.0.1:2,10.0.0.2:2");
+	assert_string_equal(dist_env_get(&env, "NODE_IP_SLOT_LIST"), "10.0.0.1:4,10.0.0.2:4");
 	/* The rest of the mode's contract is left alone. */
 	assert_string_equal(dist_env_get(&env, "LOCAL_RANK"), "1");
 	assert_string_equal(dist_env_get(&env, "MASTER_ADDR"), "10.0.0.1");
