@@ -85,12 +85,13 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 	w->hccl_base_port = npu_hccl_base_port(&req.ports);
 	if (wireup_pmix_available() && !plan->mode->program_uses_pmix)
 		return wireup_pmix(&req, local_failure, w, err);
-	if (!local_failure && req.needs_tasks)
-		local_failure = "--dist-mode=ps gives every task its own port, which the tasks "
-		                "can only agree on through PMIx: launch with --mpi=pmix";
-	if (!local_failure && req.node_extra)
-		local_failure = "--dist-mode=ascend builds one rank table from every node's NPUs, "
-		                "which only PMIx can gather: launch with --mpi=pmix";
+	if (!local_failure && (req.needs_tasks || req.node_extra)) {
+		snprintf(bad_request.msg, sizeof(bad_request.msg),
+		         "--dist-mode=%s gathers what every node finds for it (ports, devices), "
+		         "which only PMIx can carry: launch with --mpi=pmix",
+		         plan->mode->name);
+		local_failure = bad_request.msg;
+	}
 	if (local_failure) {
 		/* No exchange to tell the others through: only this task stops,
 		 * unless PMIx can end the step for it. */
@@ -212,7 +213,8 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 {
 	struct dist_world world = {0};
 	struct dist_err err = {{0}}, dir_err = {{0}};
-	struct stepdir dir = {.fd = -1};
+	/* Static: the world handed back points at its path. */
+	static struct stepdir dir = {.fd = -1};
 	const char *local_failure = failure_rc ? failure->msg : NULL;
 	enum wireup_result result;
 
@@ -233,6 +235,7 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 		result = WIREUP_FAILED_UNSHARED;
 	if (dir.fd >= 0)
 		close(dir.fd);
+	dir.fd = -1;
 	if (result != WIREUP_OK) {
 		report(result, &world, &err);
 		return failure_rc ? failure_rc : EXIT_WIREUP;
@@ -269,7 +272,8 @@ static int make_plan(const struct cli *cli, struct plan *plan)
 	return 0;
 }
 
-/* The program's arguments followed by those the profiles add. */
+/* The program's arguments followed by those the profiles add; NULL when out
+ * of memory. */
 static char **full_argv(char **cmd, const struct plan *plan)
 {
 	size_t n = 0;
@@ -281,7 +285,7 @@ static char **full_argv(char **cmd, const struct plan *plan)
 		return cmd;
 	argv = calloc(n + plan->nextra + 1, sizeof(*argv));
 	if (!argv)
-		return cmd;
+		return NULL;
 	memcpy(argv, cmd, n * sizeof(*argv));
 	memcpy(argv + n, plan->extra_args, plan->nextra * sizeof(*argv));
 	return argv;
@@ -291,7 +295,7 @@ static int run(struct cli *cli)
 {
 	struct dist_err err = {{0}};
 	struct plan plan;
-	char *path = NULL;
+	char *path = NULL, **argv = cli->cmd;
 	int rc = make_plan(cli, &plan);
 
 	if (rc)
@@ -305,14 +309,19 @@ static int run(struct cli *cli)
 
 		if (prc)
 			return prc;
+		argv = full_argv(cli->cmd, &plan);
+		if (!argv) {
+			msg_error("out of memory");
+			return EXIT_WIREUP;
+		}
 		if (cli->launcher)
-			return run_launcher_form(cli, &world, path, full_argv(cli->cmd, &plan));
+			return run_launcher_form(cli, &world, path, argv);
 	} else if (rc) {
 		msg_error("%s", err.msg);
 		return rc;
 	}
 	cli_clear_env();
-	rc = launch_exec(path, full_argv(cli->cmd, &plan), &err);
+	rc = launch_exec(path, argv, &err);
 	msg_error("%s", err.msg);
 	return rc;
 }

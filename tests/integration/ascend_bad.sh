@@ -38,7 +38,7 @@ run_srun uneven --mpi=pmix --dist-mode=ascend -w tcn1,tcn2 -N2 -n3 bash -c "$mar
 expect uneven "HCCL needs the same on every server"
 
 run_srun no_pmix --dist-mode=ascend -w tcn1 -N1 bash -c "$marker"
-expect no_pmix "--dist-mode=ascend builds one rank table from every node's NPUs, which only PMIx can gather: launch with --mpi=pmix"
+expect no_pmix "--dist-mode=ascend gathers what every node finds for it (ports, devices), which only PMIx can carry: launch with --mpi=pmix"
 
 run_srun cleanup -w tcn1,tcn2,tcn3 -N3 --ntasks-per-node=1 rm -f "$DIST_HCCN_CONF"
 assert_no_node_drained
