@@ -14,4 +14,12 @@
 /* Slurm 22.05 route only: the task's own argv[0], which the shim replaced. */
 #define DIST_SHIM_ENV_ARGV0 "DIST_SHIM_ARGV0"
 
+/* Every one of them, for the shim to clear. */
+#define DIST_SHIM_ENV_ALL                                                                          \
+	{                                                                                          \
+		DIST_SHIM_ENV_MODE, DIST_SHIM_ENV_PORT_RANGE, DIST_SHIM_ENV_TIMEOUT,               \
+		        DIST_SHIM_ENV_COMPAT, DIST_SHIM_ENV_LAUNCHER, DIST_SHIM_ENV_PS,            \
+		        DIST_SHIM_ENV_CHIEF, DIST_SHIM_ENV_EVALUATOR, DIST_SHIM_ENV_ARGV0          \
+	}
+
 #endif

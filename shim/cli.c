@@ -170,13 +170,8 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err)
 
 void cli_clear_env(void)
 {
-	unsetenv(DIST_SHIM_ENV_MODE);
-	unsetenv(DIST_SHIM_ENV_PORT_RANGE);
-	unsetenv(DIST_SHIM_ENV_TIMEOUT);
-	unsetenv(DIST_SHIM_ENV_COMPAT);
-	unsetenv(DIST_SHIM_ENV_LAUNCHER);
-	unsetenv(DIST_SHIM_ENV_PS);
-	unsetenv(DIST_SHIM_ENV_CHIEF);
-	unsetenv(DIST_SHIM_ENV_EVALUATOR);
-	unsetenv(DIST_SHIM_ENV_ARGV0);
+	static const char *const names[] = DIST_SHIM_ENV_ALL;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unsetenv(names[i]);
 }

@@ -71,23 +71,28 @@ static int fail_task(const char *why)
 	return -1;
 }
 
+/* The options and site settings the shim reads (dist_protocol.h); NULL
+ * values are left unset. */
 static int set_shim_env(spank_t sp)
 {
-	if (spank_setenv(sp, DIST_SHIM_ENV_MODE, dist_options.mode, 1) != ESPANK_SUCCESS ||
-	    (dist_options.compat_given &&
-	     spank_setenv(sp, DIST_SHIM_ENV_COMPAT, dist_options.compat, 1) != ESPANK_SUCCESS) ||
-	    (dist_options.launcher &&
-	     spank_setenv(sp, DIST_SHIM_ENV_LAUNCHER, "1", 1) != ESPANK_SUCCESS) ||
-	    (dist_options.ps[0] &&
-	     spank_setenv(sp, DIST_SHIM_ENV_PS, dist_options.ps, 1) != ESPANK_SUCCESS) ||
-	    (dist_options.chief &&
-	     spank_setenv(sp, DIST_SHIM_ENV_CHIEF, "1", 1) != ESPANK_SUCCESS) ||
-	    (dist_options.evaluator &&
-	     spank_setenv(sp, DIST_SHIM_ENV_EVALUATOR, "1", 1) != ESPANK_SUCCESS) ||
-	    spank_setenv(sp, DIST_SHIM_ENV_PORT_RANGE, config.port_range, 1) != ESPANK_SUCCESS ||
-	    (config.timeout[0] &&
-	     spank_setenv(sp, DIST_SHIM_ENV_TIMEOUT, config.timeout, 1) != ESPANK_SUCCESS))
-		return -1;
+	const struct {
+		const char *name;
+		const char *value;
+	} vars[] = {
+	        {DIST_SHIM_ENV_MODE, dist_options.mode},
+	        {DIST_SHIM_ENV_COMPAT, dist_options.compat_given ? dist_options.compat : NULL},
+	        {DIST_SHIM_ENV_LAUNCHER, dist_options.launcher ? "1" : NULL},
+	        {DIST_SHIM_ENV_PS, dist_options.ps[0] ? dist_options.ps : NULL},
+	        {DIST_SHIM_ENV_CHIEF, dist_options.chief ? "1" : NULL},
+	        {DIST_SHIM_ENV_EVALUATOR, dist_options.evaluator ? "1" : NULL},
+	        {DIST_SHIM_ENV_PORT_RANGE, config.port_range},
+	        {DIST_SHIM_ENV_TIMEOUT, config.timeout[0] ? config.timeout : NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (vars[i].value &&
+		    spank_setenv(sp, vars[i].name, vars[i].value, 1) != ESPANK_SUCCESS)
+			return -1;
 	return 0;
 }
 
