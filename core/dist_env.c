@@ -51,6 +51,7 @@ int dist_env_set(struct dist_env *env, const char *name, const char *value, stru
 		return dist_err_set(err, "out of memory");
 	}
 	var->value = copy;
+	var->replace = false;
 	env->count++;
 	return 0;
 }
@@ -70,6 +71,15 @@ int dist_env_setf(struct dist_env *env, struct dist_err *err, const char *name, 
 	return dist_env_set(env, name, value, err);
 }
 
+int dist_env_replace(struct dist_env *env, const char *name, const char *value,
+                     struct dist_err *err)
+{
+	if (dist_env_set(env, name, value, err))
+		return -1;
+	find_var(env, name)->replace = true;
+	return 0;
+}
+
 const char *dist_env_get(const struct dist_env *env, const char *name)
 {
 	const struct dist_env_var *var = find_var(env, name);
@@ -80,7 +90,7 @@ const char *dist_env_get(const struct dist_env *env, const char *name)
 int dist_env_export(const struct dist_env *env, struct dist_err *err)
 {
 	for (size_t i = 0; i < env->count; i++)
-		if (setenv(env->vars[i].name, env->vars[i].value, 0) != 0)
+		if (setenv(env->vars[i].name, env->vars[i].value, env->vars[i].replace) != 0)
 			return dist_err_set(err, "cannot set %s: %s", env->vars[i].name,
 			                    strerror(errno));
 	return 0;

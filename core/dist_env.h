@@ -3,6 +3,7 @@
 #ifndef DIST_ENV_H
 #define DIST_ENV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "dist_err.h"
@@ -12,6 +13,7 @@
 struct dist_env_var {
 	char *name;
 	char *value;
+	bool replace; /* set even over the user's value (an explicit opt-in asked for it) */
 };
 
 struct dist_env {
@@ -27,11 +29,17 @@ int dist_env_set(struct dist_env *env, const char *name, const char *value, stru
 int dist_env_setf(struct dist_env *env, struct dist_err *err, const char *name, const char *fmt,
                   ...) __attribute__((format(printf, 4, 5)));
 
+/* Like dist_env_set, for a variable the user's own value must not win over
+ * (only where the user opted in to exactly that). */
+int dist_env_replace(struct dist_env *env, const char *name, const char *value,
+                     struct dist_err *err);
+
 /* Value of NAME, or NULL. */
 const char *dist_env_get(const struct dist_env *env, const char *name);
 
 /* Exports every variable the process environment does not already have
- * (setenv without overwrite): the user's own values take precedence. */
+ * (setenv without overwrite): the user's own values take precedence, except
+ * over those set with dist_env_replace. */
 int dist_env_export(const struct dist_env *env, struct dist_err *err);
 
 /* Sorts by name: stable output for golden files and --explain. */

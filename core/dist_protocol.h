@@ -3,14 +3,15 @@
 #ifndef DIST_PROTOCOL_H
 #define DIST_PROTOCOL_H
 
-#define DIST_SHIM_ENV_MODE       "DIST_SHIM_MODE"
-#define DIST_SHIM_ENV_PORT_RANGE "DIST_SHIM_PORT_RANGE"
-#define DIST_SHIM_ENV_TIMEOUT    "DIST_SHIM_TIMEOUT"
-#define DIST_SHIM_ENV_COMPAT     "DIST_SHIM_COMPAT"
-#define DIST_SHIM_ENV_LAUNCHER   "DIST_SHIM_LAUNCHER"
-#define DIST_SHIM_ENV_PS         "DIST_SHIM_PS"
-#define DIST_SHIM_ENV_CHIEF      "DIST_SHIM_CHIEF"
-#define DIST_SHIM_ENV_EVALUATOR  "DIST_SHIM_EVALUATOR"
+#define DIST_SHIM_ENV_MODE        "DIST_SHIM_MODE"
+#define DIST_SHIM_ENV_PORT_RANGE  "DIST_SHIM_PORT_RANGE"
+#define DIST_SHIM_ENV_TIMEOUT     "DIST_SHIM_TIMEOUT"
+#define DIST_SHIM_ENV_COMPAT      "DIST_SHIM_COMPAT"
+#define DIST_SHIM_ENV_LAUNCHER    "DIST_SHIM_LAUNCHER"
+#define DIST_SHIM_ENV_PS          "DIST_SHIM_PS"
+#define DIST_SHIM_ENV_CHIEF       "DIST_SHIM_CHIEF"
+#define DIST_SHIM_ENV_EVALUATOR   "DIST_SHIM_EVALUATOR"
+#define DIST_SHIM_ENV_NPU_ISOLATE "DIST_SHIM_NPU_ISOLATE"
 /* Slurm 22.05 route only: the task's own argv[0], which the shim replaced. */
 #define DIST_SHIM_ENV_ARGV0 "DIST_SHIM_ARGV0"
 
@@ -19,7 +20,8 @@
 	{                                                                                          \
 		DIST_SHIM_ENV_MODE, DIST_SHIM_ENV_PORT_RANGE, DIST_SHIM_ENV_TIMEOUT,               \
 		        DIST_SHIM_ENV_COMPAT, DIST_SHIM_ENV_LAUNCHER, DIST_SHIM_ENV_PS,            \
-		        DIST_SHIM_ENV_CHIEF, DIST_SHIM_ENV_EVALUATOR, DIST_SHIM_ENV_ARGV0          \
+		        DIST_SHIM_ENV_CHIEF, DIST_SHIM_ENV_EVALUATOR, DIST_SHIM_ENV_NPU_ISOLATE,   \
+		        DIST_SHIM_ENV_ARGV0                                                        \
 	}
 
 #endif

@@ -4,6 +4,7 @@
 #ifndef DIST_WORLD_H
 #define DIST_WORLD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dist_roles.h"
@@ -51,6 +52,7 @@ struct dist_world {
 	 * its NPUs, "id=ip,..."), nnodes entries; NULL otherwise. */
 	const char *const *node_extras;
 	uint16_t hccl_base_port; /* first of 32 ports for HCCL (mode ascend) */
+	bool npu_isolate;        /* each task sees only its own NPU (mode ascend) */
 	/* The step's private directory on this node, for modes that write
 	 * files (dist_mode.build_files); NULL otherwise. */
 	const char *step_dir;

@@ -110,6 +110,24 @@ static int ascend_build_files(const struct dist_world *w, struct dist_files *fil
 	return rc;
 }
 
+/* ASCEND_DEVICE_ID is the logical id: the task's index among the NPUs it
+ * sees. Isolated (--dist-npu-isolate, as ModelArts runs one process per
+ * card), a task sees only its own NPU, which is then logical 0; that
+ * replaces the step-wide ASCEND_RT_VISIBLE_DEVICES it was chosen from. */
+static int set_visible_devices(const struct dist_world *w, const struct dist_npu *mine,
+                               struct dist_env *env, struct dist_err *err)
+{
+	char id[16];
+
+	if (!w->npu_isolate)
+		return dist_env_setf(env, err, "ASCEND_DEVICE_ID", "%u", w->local_rank);
+	snprintf(id, sizeof(id), "%u", mine->id);
+	if (dist_env_replace(env, "ASCEND_RT_VISIBLE_DEVICES", id, err) ||
+	    dist_env_replace(env, "ASCEND_DEVICE_ID", "0", err))
+		return -1;
+	return 0;
+}
+
 static int ascend_build_env(const struct dist_world *w, struct dist_env *env, struct dist_err *err)
 {
 	struct npu_table *tables = calloc(w->nnodes ? w->nnodes : 1, sizeof(*tables));
@@ -126,7 +144,7 @@ static int ascend_build_env(const struct dist_world *w, struct dist_env *env, st
 	         dist_env_setf(env, err, "RANK_SIZE", "%u", w->size) == 0 &&
 	         dist_env_setf(env, err, "DEVICE_ID", "%u",
 	                       tables[w->node_rank].npus[w->local_rank].id) == 0 &&
-	         dist_env_setf(env, err, "ASCEND_DEVICE_ID", "%u", w->local_rank) == 0 &&
+	         set_visible_devices(w, &tables[w->node_rank].npus[w->local_rank], env, err) == 0 &&
 	         dist_env_setf(env, err, "HCCL_IF_BASE_PORT", "%u", w->hccl_base_port) == 0)
 		rc = 0;
 	free(tables);

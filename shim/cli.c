@@ -27,6 +27,7 @@ void cli_usage(void)
 	       "      --ps N, --chief, --evaluator\n"
 	       "                           mode ps: parameter servers (default 1), a chief, an\n"
 	       "                           evaluator; every other task is a worker\n"
+	       "      --npu-isolate        mode ascend: each task sees only its own NPU\n"
 	       "  -p, --port-range LO-HI   where MASTER_PORT is chosen (default %s)\n"
 	       "  -t, --timeout SECONDS    bound on waiting for the other tasks (default %d)\n"
 	       "  -h, --help               this text\n"
@@ -67,6 +68,7 @@ static void defaults_from_env(struct cli *cli)
 	cli->roles.ps = DIST_PS_DEFAULT;
 	cli->roles.chief = getenv(DIST_SHIM_ENV_CHIEF) != NULL;
 	cli->roles.evaluator = getenv(DIST_SHIM_ENV_EVALUATOR) != NULL;
+	cli->npu_isolate = getenv(DIST_SHIM_ENV_NPU_ISOLATE) != NULL;
 	if (!cli->port_range)
 		cli->port_range = DIST_PORT_RANGE_DEFAULT;
 	cli->timeout_s = SHIM_TIMEOUT_DEFAULT;
@@ -97,6 +99,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	        {"ps", required_argument, NULL, 's'},
 	        {"chief", no_argument, NULL, 'C'},
 	        {"evaluator", no_argument, NULL, 'E'},
+	        {"npu-isolate", no_argument, NULL, 'I'},
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
@@ -106,7 +109,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, which starts the user's command. */
-	while ((c = getopt_long(argc, argv, "+m:p:t:c:ls:CEhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:p:t:c:ls:CEIhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			cli->mode = optarg;
@@ -129,6 +132,9 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 			break;
 		case 'E':
 			cli->roles.evaluator = true;
+			break;
+		case 'I':
+			cli->npu_isolate = true;
 			break;
 		case 't':
 			if (parse_timeout(optarg, &cli->timeout_s, err) != 0)

@@ -20,6 +20,7 @@ struct cli {
 	const char *compat;      /* --dist-compat profiles, or NULL */
 	bool launcher;           /* --launcher: only rank 0 runs the command */
 	struct dist_roles roles; /* --ps, --chief, --evaluator (mode ps) */
+	bool npu_isolate;        /* --npu-isolate (mode ascend) */
 	unsigned timeout_s;
 	char **cmd; /* NULL-terminated; cmd[0] is the program */
 	char *argv0_copy;

@@ -82,6 +82,7 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 	if (build_request(cli, plan, &req, &bad_request) && !local_failure)
 		local_failure = bad_request.msg;
 	w->roles = plan->roles;
+	w->npu_isolate = cli->npu_isolate;
 	w->hccl_base_port = npu_hccl_base_port(&req.ports);
 	if (wireup_pmix_available() && !plan->mode->program_uses_pmix)
 		return wireup_pmix(&req, local_failure, w, err);

@@ -16,7 +16,7 @@ static int on_dist_launcher(int val, const char *optarg, int remote);
 static int on_dist_ps(int val, const char *optarg, int remote);
 static int on_dist_flag(int val, const char *optarg, int remote);
 
-enum { FLAG_CHIEF = 1, FLAG_EVALUATOR = 2 };
+enum { FLAG_CHIEF = 1, FLAG_EVALUATOR = 2, FLAG_NPU_ISOLATE = 3 };
 
 /* The help text names the modes of dist_mode.c's table (filled at register). */
 static char mode_usage[160];
@@ -66,6 +66,16 @@ static struct spank_option evaluator_option = {
         "With --dist-mode=ps: the last rank is the evaluator. (slurm-dist)",
         0,
         FLAG_EVALUATOR,
+        on_dist_flag,
+};
+
+static struct spank_option npu_isolate_option = {
+        "dist-npu-isolate",
+        NULL,
+        "With --dist-mode=ascend: each task sees only its own NPU (ASCEND_DEVICE_ID=0). "
+        "(slurm-dist)",
+        0,
+        FLAG_NPU_ISOLATE,
         on_dist_flag,
 };
 
@@ -144,8 +154,10 @@ static int on_dist_flag(int val, const char *optarg, int remote)
 	(void)remote;
 	if (val == FLAG_CHIEF)
 		dist_options.chief = true;
-	else
+	else if (val == FLAG_EVALUATOR)
 		dist_options.evaluator = true;
+	else
+		dist_options.npu_isolate = true;
 	return 0;
 }
 
@@ -169,6 +181,8 @@ int dist_options_register(spank_t sp)
 		rc = spank_option_register(sp, &chief_option);
 	if (rc == ESPANK_SUCCESS)
 		rc = spank_option_register(sp, &evaluator_option);
+	if (rc == ESPANK_SUCCESS)
+		rc = spank_option_register(sp, &npu_isolate_option);
 	if (rc != ESPANK_SUCCESS) {
 		slurm_error("dist: cannot register its options: %s", spank_strerror(rc));
 		return -1;
@@ -189,6 +203,9 @@ int dist_options_validate(struct dist_err *err)
 	    (!dist_options.mode_given || strcmp(dist_options.mode, "ps") != 0))
 		return dist_err_set(err, "--dist-ps, --dist-chief and --dist-evaluator need "
 		                         "--dist-mode=ps");
+	if (dist_options.npu_isolate &&
+	    (!dist_options.mode_given || strcmp(dist_options.mode, "ascend") != 0))
+		return dist_err_set(err, "--dist-npu-isolate needs --dist-mode=ascend");
 	if (dist_options.ps[0] && validate_ps(dist_options.ps, err))
 		return -1;
 	if (dist_options.mode_given && dist_mode_validate(dist_options.mode, err))

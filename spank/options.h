@@ -13,10 +13,11 @@ struct dist_options {
 	bool mode_given;
 	char compat[256];
 	bool compat_given;
-	bool launcher;  /* --dist-launcher */
-	char ps[16];    /* --dist-ps=N, "" when not given */
-	bool chief;     /* --dist-chief */
-	bool evaluator; /* --dist-evaluator */
+	bool launcher;    /* --dist-launcher */
+	char ps[16];      /* --dist-ps=N, "" when not given */
+	bool chief;       /* --dist-chief */
+	bool evaluator;   /* --dist-evaluator */
+	bool npu_isolate; /* --dist-npu-isolate */
 };
 
 extern struct dist_options dist_options;

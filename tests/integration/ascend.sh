@@ -28,3 +28,12 @@ ASCEND_RT_VISIBLE_DEVICES=4,5,6,7 run_srun visible --mpi=pmix --dist-mode=ascend
 for d in 4 5 6 7; do
 	assert_count "$WORK/visible.out" "^ASC-OK rank=[0-3] server=10\.77\.0\.1 device=$d ip=192\.168\.10$d\.1 " 1
 done
+
+# Isolated: each task sees only its own NPU, as ModelArts runs one process
+# per card; the step-wide list it was chosen from is replaced.
+ASCEND_CHECK_ISOLATED=1 ASCEND_RT_VISIBLE_DEVICES=4,5,6,7 run_srun isolated --mpi=pmix \
+	--dist-mode=ascend --dist-npu-isolate -N2 --ntasks-per-node=4 $PY "$WORK/ascend_check.py"
+[ "$RC" -eq 0 ] || { cat "$WORK/isolated.err" >&2; fail "srun exited $RC"; }
+for d in 4 5 6 7; do
+	assert_count "$WORK/isolated.out" "^ASC-OK rank=[0-7] server=10\.77\.0\.[12] device=$d " 2
+done

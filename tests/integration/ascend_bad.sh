@@ -40,5 +40,8 @@ expect uneven "HCCL needs the same on every server"
 run_srun no_pmix --dist-mode=ascend -w tcn1 -N1 bash -c "$marker"
 expect no_pmix "--dist-mode=ascend gathers what every node finds for it (ports, devices), which only PMIx can carry: launch with --mpi=pmix"
 
+run_srun isolate_ddp --dist-mode=ddp --dist-npu-isolate -w tcn1 -N1 bash -c "$marker"
+expect isolate_ddp "--dist-npu-isolate needs --dist-mode=ascend"
+
 run_srun cleanup -w tcn1,tcn2,tcn3 -N3 --ntasks-per-node=1 rm -f "$DIST_HCCN_CONF"
 assert_no_node_drained

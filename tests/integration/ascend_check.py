@@ -24,7 +24,11 @@ assert len(mine) == 1, mine
 server, device = mine[0]
 assert device["device_id"] == env["DEVICE_ID"], (device, env["DEVICE_ID"])
 assert device["device_ip"] == hccn["address_" + env["DEVICE_ID"]], (device, hccn)
-assert int(env["ASCEND_DEVICE_ID"]) == int(env["LOCAL_RANK"])
+if env.get("ASCEND_CHECK_ISOLATED"):  # --dist-npu-isolate: only its own NPU, logical 0
+    assert env["ASCEND_RT_VISIBLE_DEVICES"] == env["DEVICE_ID"], env["ASCEND_RT_VISIBLE_DEVICES"]
+    assert env["ASCEND_DEVICE_ID"] == "0", env["ASCEND_DEVICE_ID"]
+else:
+    assert int(env["ASCEND_DEVICE_ID"]) == int(env["LOCAL_RANK"])
 assert 1024 <= int(env["HCCL_IF_BASE_PORT"]) <= 65535
 os.write(1, f"ASC-OK rank={rank} server={server['server_id']} device={device['device_id']} "
             f"ip={device['device_ip']} host={socket.gethostname()}\n".encode())

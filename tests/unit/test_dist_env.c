@@ -196,9 +196,30 @@ static void test_free_empties(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
+/* An opted-in replacement wins over the process's own value; the rest do not. */
+static void test_export_replace_overrides_only_where_asked(void **state)
+{
+	struct dist_env env;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	setenv("DIST_TEST_KEEP", "user", 1);
+	setenv("DIST_TEST_REPLACE", "user", 1);
+	dist_env_init(&env);
+	assert_int_equal(dist_env_set(&env, "DIST_TEST_KEEP", "shim", &err), 0);
+	assert_int_equal(dist_env_replace(&env, "DIST_TEST_REPLACE", "shim", &err), 0);
+	assert_int_equal(dist_env_export(&env, &err), 0);
+	assert_string_equal(getenv("DIST_TEST_KEEP"), "user");
+	assert_string_equal(getenv("DIST_TEST_REPLACE"), "shim");
+	dist_env_free(&env);
+	unsetenv("DIST_TEST_KEEP");
+	unsetenv("DIST_TEST_REPLACE");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_export_replace_overrides_only_where_asked),
 	        T(test_init_is_empty),
 	        T(test_set_and_get),
 	        T(test_set_copies_value),
