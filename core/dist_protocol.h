@@ -12,6 +12,8 @@
 #define DIST_SHIM_ENV_CHIEF       "DIST_SHIM_CHIEF"
 #define DIST_SHIM_ENV_EVALUATOR   "DIST_SHIM_EVALUATOR"
 #define DIST_SHIM_ENV_NPU_ISOLATE "DIST_SHIM_NPU_ISOLATE"
+#define DIST_SHIM_ENV_BIND        "DIST_SHIM_BIND"
+#define DIST_SHIM_ENV_EXPLAIN     "DIST_SHIM_EXPLAIN"
 /* Slurm 22.05 route only: the task's own argv[0], which the shim replaced. */
 #define DIST_SHIM_ENV_ARGV0 "DIST_SHIM_ARGV0"
 
@@ -21,7 +23,7 @@
 		DIST_SHIM_ENV_MODE, DIST_SHIM_ENV_PORT_RANGE, DIST_SHIM_ENV_TIMEOUT,               \
 		        DIST_SHIM_ENV_COMPAT, DIST_SHIM_ENV_LAUNCHER, DIST_SHIM_ENV_PS,            \
 		        DIST_SHIM_ENV_CHIEF, DIST_SHIM_ENV_EVALUATOR, DIST_SHIM_ENV_NPU_ISOLATE,   \
-		        DIST_SHIM_ENV_ARGV0                                                        \
+		        DIST_SHIM_ENV_BIND, DIST_SHIM_ENV_EXPLAIN, DIST_SHIM_ENV_ARGV0             \
 	}
 
 #endif

@@ -28,6 +28,11 @@ void cli_usage(void)
 	       "                           mode ps: parameter servers (default 1), a chief, an\n"
 	       "                           evaluator; every other task is a worker\n"
 	       "      --npu-isolate        mode ascend: each task sees only its own NPU\n"
+	       "      --bind auto|none     bind each task to its GPU's CPUs and NIC (default "
+	       "auto)\n"
+	       "      --explain            print each task's GPU, CPUs and NIC; without PROGRAM,\n"
+	       "                           the plan for a whole node: [--topology XML]\n"
+	       "                           [--gpus LIST] [--tasks N]\n"
 	       "  -p, --port-range LO-HI   where MASTER_PORT is chosen (default %s)\n"
 	       "  -t, --timeout SECONDS    bound on waiting for the other tasks (default %d)\n"
 	       "  -h, --help               this text\n"
@@ -69,6 +74,11 @@ static void defaults_from_env(struct cli *cli)
 	cli->roles.chief = getenv(DIST_SHIM_ENV_CHIEF) != NULL;
 	cli->roles.evaluator = getenv(DIST_SHIM_ENV_EVALUATOR) != NULL;
 	cli->npu_isolate = getenv(DIST_SHIM_ENV_NPU_ISOLATE) != NULL;
+	cli->bind = BIND_AUTO;
+	cli->explain = getenv(DIST_SHIM_ENV_EXPLAIN) != NULL;
+	cli->topology = NULL;
+	cli->gpus = NULL;
+	cli->tasks = 1;
 	if (!cli->port_range)
 		cli->port_range = DIST_PORT_RANGE_DEFAULT;
 	cli->timeout_s = SHIM_TIMEOUT_DEFAULT;
@@ -100,6 +110,11 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	        {"chief", no_argument, NULL, 'C'},
 	        {"evaluator", no_argument, NULL, 'E'},
 	        {"npu-isolate", no_argument, NULL, 'I'},
+	        {"bind", required_argument, NULL, 'b'},
+	        {"explain", no_argument, NULL, 'x'},
+	        {"topology", required_argument, NULL, 'T'},
+	        {"gpus", required_argument, NULL, 'G'},
+	        {"tasks", required_argument, NULL, 'N'},
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
@@ -109,7 +124,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, which starts the user's command. */
-	while ((c = getopt_long(argc, argv, "+m:p:t:c:ls:CEIhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:p:t:c:ls:CEIb:xT:G:N:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			cli->mode = optarg;
@@ -136,6 +151,25 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 		case 'I':
 			cli->npu_isolate = true;
 			break;
+		case 'b':
+			if (bind_policy_parse(optarg, &cli->bind, err))
+				return -1;
+			break;
+		case 'x':
+			cli->explain = true;
+			break;
+		case 'T':
+			cli->topology = optarg;
+			break;
+		case 'G':
+			cli->gpus = optarg;
+			break;
+		case 'N':
+			if (dist_parse_u32(optarg, &cli->tasks) || cli->tasks == 0 ||
+			    cli->tasks > 4096)
+				return dist_err_set(err, "invalid --tasks '%s': expected 1 to 4096",
+				                    optarg);
+			break;
 		case 't':
 			if (parse_timeout(optarg, &cli->timeout_s, err) != 0)
 				return -1;
@@ -151,6 +185,10 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 			        err, "unknown or incomplete option '%s'; see dist-shim --help",
 			        argv[optind - 1]);
 		}
+	}
+	if (optind >= argc && cli->explain) {
+		cli->action = CLI_EXPLAIN_NODE;
+		return 0;
 	}
 	if (optind >= argc)
 		return dist_err_set(err, "no program to run; usage: dist-shim [OPTIONS] -- PROGRAM "
@@ -168,6 +206,9 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err)
 	if (timeout && parse_timeout(timeout, &cli->timeout_s, err) != 0)
 		return -1;
 	if (getenv(DIST_SHIM_ENV_PS) && parse_ps(getenv(DIST_SHIM_ENV_PS), &cli->roles.ps, err))
+		return -1;
+	if (getenv(DIST_SHIM_ENV_BIND) &&
+	    bind_policy_parse(getenv(DIST_SHIM_ENV_BIND), &cli->bind, err))
 		return -1;
 	if (argv0)
 		return parse_wrapped(argv, argv0, cli, err);

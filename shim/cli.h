@@ -5,13 +5,14 @@
 
 #include <stdbool.h>
 
+#include "bind.h"
 #include "dist_err.h"
 #include "dist_protocol.h"
 #include "dist_roles.h"
 
 #define SHIM_TIMEOUT_DEFAULT 120
 
-enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION };
+enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION, CLI_EXPLAIN_NODE };
 
 struct cli {
 	enum cli_action action;
@@ -21,6 +22,11 @@ struct cli {
 	bool launcher;           /* --launcher: only rank 0 runs the command */
 	struct dist_roles roles; /* --ps, --chief, --evaluator (mode ps) */
 	bool npu_isolate;        /* --npu-isolate (mode ascend) */
+	enum bind_policy bind;   /* --bind */
+	bool explain;            /* --explain: print the binding */
+	const char *topology;    /* --topology FILE (explaining a recorded node) */
+	const char *gpus;        /* --gpus LIST (idem) */
+	uint32_t tasks;          /* --tasks N (idem) */
 	unsigned timeout_s;
 	char **cmd; /* NULL-terminated; cmd[0] is the program */
 	char *argv0_copy;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bind.h"
 #include "cli.h"
 #include "dist_mode.h"
 #include "dist_profile.h"
@@ -176,6 +177,19 @@ static int run_launcher_form(const struct cli *cli, const struct dist_world *w, 
 	return status;
 }
 
+/* Binding is an optimisation: when it cannot be done the task still runs,
+ * unbound, and says so. The launcher form is not bound: the launcher's
+ * processes would all inherit its share. */
+static void bind(const struct cli *cli, const struct dist_world *w)
+{
+	struct dist_err err = {{0}};
+
+	if (cli->bind == BIND_NONE || cli->launcher)
+		return;
+	if (bind_task(w, cli->explain, &err))
+		fprintf(stderr, "dist-shim: warning: not binding this task: %s\n", err.msg);
+}
+
 /* Opens the step's private directory when the mode writes files. */
 static int open_step_dir(const struct plan *plan, struct stepdir *dir, struct dist_err *err)
 {
@@ -231,6 +245,8 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 		result = WIREUP_FAILED;
 	if (result == WIREUP_OK && export_contract(plan, &world, &err))
 		result = WIREUP_FAILED;
+	if (result == WIREUP_OK)
+		bind(cli, &world);
 	/* After the fence, a failure here is this task's alone. */
 	if (result == WIREUP_OK && place_files(plan, &world, &dir, cli->timeout_s, &err))
 		result = WIREUP_FAILED_UNSHARED;
@@ -342,6 +358,15 @@ int main(int argc, char **argv)
 	}
 	if (cli.action == CLI_VERSION) {
 		printf("dist-shim %s\n", DIST_VERSION);
+		return 0;
+	}
+	if (cli.action == CLI_EXPLAIN_NODE) {
+		if (bind_explain_node(cli.topology,
+		                      cli.gpus ? cli.gpus : getenv("CUDA_VISIBLE_DEVICES"),
+		                      cli.tasks, &err)) {
+			msg_error("%s", err.msg);
+			return EXIT_WIREUP;
+		}
 		return 0;
 	}
 	return run(&cli);

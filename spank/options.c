@@ -16,7 +16,8 @@ static int on_dist_launcher(int val, const char *optarg, int remote);
 static int on_dist_ps(int val, const char *optarg, int remote);
 static int on_dist_flag(int val, const char *optarg, int remote);
 
-enum { FLAG_CHIEF = 1, FLAG_EVALUATOR = 2, FLAG_NPU_ISOLATE = 3 };
+enum { FLAG_CHIEF = 1, FLAG_EVALUATOR = 2, FLAG_NPU_ISOLATE = 3, FLAG_EXPLAIN = 4 };
+static int on_dist_bind(int val, const char *optarg, int remote);
 
 /* The help text names the modes of dist_mode.c's table (filled at register). */
 static char mode_usage[160];
@@ -76,6 +77,26 @@ static struct spank_option npu_isolate_option = {
         "(slurm-dist)",
         0,
         FLAG_NPU_ISOLATE,
+        on_dist_flag,
+};
+
+static struct spank_option bind_option = {
+        "dist-bind",
+        "POLICY",
+        "With --dist-mode: auto (default) binds each task to its GPU, the CPUs near it and "
+        "the nearest NIC; none leaves binding to Slurm. (slurm-dist)",
+        1,
+        0,
+        on_dist_bind,
+};
+
+static struct spank_option explain_option = {
+        "dist-explain",
+        NULL,
+        "With --dist-mode: each task prints its GPU, CPUs and NIC before it starts. "
+        "(slurm-dist)",
+        0,
+        FLAG_EXPLAIN,
         on_dist_flag,
 };
 
@@ -156,9 +177,28 @@ static int on_dist_flag(int val, const char *optarg, int remote)
 		dist_options.chief = true;
 	else if (val == FLAG_EVALUATOR)
 		dist_options.evaluator = true;
-	else
+	else if (val == FLAG_NPU_ISOLATE)
 		dist_options.npu_isolate = true;
+	else
+		dist_options.explain = true;
 	return 0;
+}
+
+static int validate_bind(const char *text, struct dist_err *err)
+{
+	if (strcmp(text, "auto") != 0 && strcmp(text, "none") != 0)
+		return dist_err_set(err, "invalid --dist-bind '%s': valid policies are auto|none",
+		                    text);
+	return 0;
+}
+
+static int on_dist_bind(int val, const char *optarg, int remote)
+{
+	bool given;
+
+	(void)val;
+	return store(dist_options.bind, sizeof(dist_options.bind), &given, optarg, remote,
+	             validate_bind);
 }
 
 int dist_options_register(spank_t sp)
@@ -183,6 +223,10 @@ int dist_options_register(spank_t sp)
 		rc = spank_option_register(sp, &evaluator_option);
 	if (rc == ESPANK_SUCCESS)
 		rc = spank_option_register(sp, &npu_isolate_option);
+	if (rc == ESPANK_SUCCESS)
+		rc = spank_option_register(sp, &bind_option);
+	if (rc == ESPANK_SUCCESS)
+		rc = spank_option_register(sp, &explain_option);
 	if (rc != ESPANK_SUCCESS) {
 		slurm_error("dist: cannot register its options: %s", spank_strerror(rc));
 		return -1;
@@ -206,6 +250,10 @@ int dist_options_validate(struct dist_err *err)
 	if (dist_options.npu_isolate &&
 	    (!dist_options.mode_given || strcmp(dist_options.mode, "ascend") != 0))
 		return dist_err_set(err, "--dist-npu-isolate needs --dist-mode=ascend");
+	if ((dist_options.bind[0] || dist_options.explain) && !dist_options.mode_given)
+		return dist_err_set(err, "--dist-bind and --dist-explain need --dist-mode");
+	if (dist_options.bind[0] && validate_bind(dist_options.bind, err))
+		return -1;
 	if (dist_options.ps[0] && validate_ps(dist_options.ps, err))
 		return -1;
 	if (dist_options.mode_given && dist_mode_validate(dist_options.mode, err))

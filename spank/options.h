@@ -18,6 +18,8 @@ struct dist_options {
 	bool chief;       /* --dist-chief */
 	bool evaluator;   /* --dist-evaluator */
 	bool npu_isolate; /* --dist-npu-isolate */
+	char bind[16];    /* --dist-bind=POLICY, "" when not given */
+	bool explain;     /* --dist-explain */
 };
 
 extern struct dist_options dist_options;

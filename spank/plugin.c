@@ -86,6 +86,8 @@ static int set_shim_env(spank_t sp)
 	        {DIST_SHIM_ENV_CHIEF, dist_options.chief ? "1" : NULL},
 	        {DIST_SHIM_ENV_EVALUATOR, dist_options.evaluator ? "1" : NULL},
 	        {DIST_SHIM_ENV_NPU_ISOLATE, dist_options.npu_isolate ? "1" : NULL},
+	        {DIST_SHIM_ENV_BIND, dist_options.bind[0] ? dist_options.bind : NULL},
+	        {DIST_SHIM_ENV_EXPLAIN, dist_options.explain ? "1" : NULL},
 	        {DIST_SHIM_ENV_PORT_RANGE, config.port_range},
 	        {DIST_SHIM_ENV_TIMEOUT, config.timeout[0] ? config.timeout : NULL},
 	};

@@ -1,0 +1,140 @@
+#include "dist_bind.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int32_t gpu_of(const struct dist_bind_input *in, uint32_t local_rank)
+{
+	return in->ngpus ? (int32_t)(local_rank % in->ngpus) : -1;
+}
+
+static bool same_locality(const struct dist_locality *a, const struct dist_locality *b)
+{
+	return a->ncpus == b->ncpus && memcmp(a->cpus, b->cpus, a->ncpus * sizeof(*a->cpus)) == 0;
+}
+
+/* The locality a task's CPUs come from, or NULL for "all allowed CPUs". */
+static const struct dist_locality *locality_of(const struct dist_bind_input *in,
+                                               uint32_t local_rank)
+{
+	int32_t gpu = gpu_of(in, local_rank);
+
+	return gpu >= 0 && in->localities ? &in->localities[gpu] : NULL;
+}
+
+static bool contains(const uint32_t *set, size_t n, uint32_t cpu)
+{
+	for (size_t i = 0; i < n; i++)
+		if (set[i] == cpu)
+			return true;
+	return false;
+}
+
+/* LOCALITY's CPUs the task may use; all allowed ones when none of them is. */
+static size_t pool_of(const struct dist_bind_input *in, const struct dist_locality *locality,
+                      uint32_t *pool)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; locality && i < locality->ncpus; i++)
+		if (contains(in->allowed, in->nallowed, locality->cpus[i]))
+			pool[n++] = locality->cpus[i];
+	if (n > 0)
+		return n;
+	memcpy(pool, in->allowed, in->nallowed * sizeof(*pool));
+	return in->nallowed;
+}
+
+/* The task's index among the node's tasks drawing from the same pool. */
+static void sharers(const struct dist_bind_input *in, uint32_t local_rank, uint32_t *index,
+                    uint32_t *count)
+{
+	const struct dist_locality *mine = locality_of(in, local_rank);
+
+	*index = *count = 0;
+	for (uint32_t j = 0; j < in->local_size; j++) {
+		const struct dist_locality *theirs = locality_of(in, j);
+
+		if (mine == theirs || (mine && theirs && same_locality(mine, theirs))) {
+			if (j < local_rank)
+				(*index)++;
+			(*count)++;
+		}
+	}
+}
+
+static int compare_cpus(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int dist_bind_plan_for(const struct dist_bind_input *in, uint32_t local_rank,
+                       struct dist_bind_plan *plan, struct dist_err *err)
+{
+	const struct dist_locality *locality = locality_of(in, local_rank);
+	uint32_t *pool, index, count;
+	size_t npool, share, extra, start, len;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->gpu = gpu_of(in, local_rank);
+	if (in->nallowed == 0)
+		return dist_err_set(err, "this task may use no CPU");
+	pool = calloc(in->nallowed, sizeof(*pool));
+	plan->cpus = calloc(in->nallowed, sizeof(*plan->cpus));
+	if (!pool || !plan->cpus) {
+		free(pool);
+		dist_bind_plan_free(plan);
+		return dist_err_set(err, "out of memory");
+	}
+	npool = pool_of(in, locality, pool);
+	sharers(in, local_rank, &index, &count);
+	if (npool >= count) {
+		share = npool / count;
+		extra = npool % count;
+		start = index * share + (index < extra ? index : extra);
+		len = share + (index < extra ? 1 : 0);
+	} else { /* more tasks than CPUs: one each, shared in turn */
+		start = index % npool;
+		len = 1;
+	}
+	memcpy(plan->cpus, pool + start, len * sizeof(*pool));
+	plan->ncpus = len;
+	qsort(plan->cpus, len, sizeof(*plan->cpus), compare_cpus);
+	if (locality)
+		snprintf(plan->nic, sizeof(plan->nic), "%s", locality->nic);
+	free(pool);
+	return 0;
+}
+
+void dist_bind_plan_free(struct dist_bind_plan *plan)
+{
+	free(plan->cpus);
+	plan->cpus = NULL;
+	plan->ncpus = 0;
+}
+
+int dist_cpu_list_format(const uint32_t *cpus, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int k;
+
+		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		k = j > i ? snprintf(buf + used, len - used, "%s%u-%u", used ? "," : "", cpus[i],
+		                     cpus[j])
+		          : snprintf(buf + used, len - used, "%s%u", used ? "," : "", cpus[i]);
+		if (k < 0 || (size_t)k >= len - used)
+			return -1;
+		used += (size_t)k;
+		i = j + 1;
+	}
+	return 0;
+}

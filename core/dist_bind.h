@@ -1,0 +1,50 @@
+/* Which GPU, CPUs and NIC each task of a node gets (--dist-bind=auto).
+ * Pure: the shim reads the topology (hwloc) and applies the plan.
+ *   GPU   the Nth task of the node gets the Nth GPU of the step's list
+ *         (CUDA_VISIBLE_DEVICES), distinct while there are enough;
+ *   CPUs  the CPUs near its GPU (the GPU's package or NUMA node) that the
+ *         task may use, split in equal contiguous shares (whole cores, as
+ *         the CPUs come in topology order) between the tasks
+ *         near the same GPUs; without GPU locality, all allowed CPUs split
+ *         between all the node's tasks; never outside the allowed CPUs;
+ *   NIC   the RDMA device nearest its GPU, if any. */
+#ifndef DIST_BIND_H
+#define DIST_BIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dist_err.h"
+
+#define DIST_NIC_MAX 32
+
+/* The CPUs near one GPU and the RDMA device nearest it ("" if none). */
+struct dist_locality {
+	const uint32_t *cpus; /* in topology order: a core's threads together */
+	size_t ncpus;
+	char nic[DIST_NIC_MAX];
+};
+
+struct dist_bind_input {
+	const uint32_t *allowed; /* CPUs the task may use, in topology order */
+	size_t nallowed;
+	uint32_t ngpus;                         /* GPUs in the step's list on this node */
+	const struct dist_locality *localities; /* one per GPU, or NULL if unknown */
+	uint32_t local_size;                    /* tasks on this node */
+};
+
+struct dist_bind_plan {
+	int32_t gpu;    /* index in the step's GPU list, -1 for none */
+	uint32_t *cpus; /* malloc'd, ascending */
+	size_t ncpus;
+	char nic[DIST_NIC_MAX];
+};
+
+int dist_bind_plan_for(const struct dist_bind_input *in, uint32_t local_rank,
+                       struct dist_bind_plan *plan, struct dist_err *err);
+void dist_bind_plan_free(struct dist_bind_plan *plan);
+
+/* "0-3,8,10-11": compact CPU list, as taskset and Slurm print them. */
+int dist_cpu_list_format(const uint32_t *cpus, size_t n, char *buf, size_t len);
+
+#endif

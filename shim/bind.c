@@ -1,0 +1,129 @@
+#include "bind.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dist_bind.h"
+#include "topo.h"
+
+int bind_policy_parse(const char *text, enum bind_policy *policy, struct dist_err *err)
+{
+	if (text && strcmp(text, "auto") == 0)
+		*policy = BIND_AUTO;
+	else if (text && strcmp(text, "none") == 0)
+		*policy = BIND_NONE;
+	else
+		return dist_err_set(err, "invalid --dist-bind '%s': valid policies are auto|none",
+		                    text ? text : "");
+	return 0;
+}
+
+/* The Nth entry of a comma-separated list, or "-". */
+static void list_entry(const char *list, int32_t n, char *out, size_t len)
+{
+	const char *p = list;
+
+	snprintf(out, len, "-");
+	for (int32_t i = 0; p && *p && n >= 0; i++) {
+		size_t k = strcspn(p, ",");
+
+		if (i == n) {
+			snprintf(out, len, "%.*s", (int)k, p);
+			return;
+		}
+		p += k + (p[k] == ',');
+	}
+}
+
+static void print_row(FILE *out, const char *prefix, uint32_t local_rank, const char *gpus,
+                      const struct dist_bind_plan *plan)
+{
+	char cpus[1024], gpu[64];
+
+	if (dist_cpu_list_format(plan->cpus, plan->ncpus, cpus, sizeof(cpus)))
+		snprintf(cpus, sizeof(cpus), "(%zu CPUs)", plan->ncpus);
+	list_entry(gpus, plan->gpu, gpu, sizeof(gpu));
+	fprintf(out, "%s%-10u %-6s %-24s %-10s %zu\n", prefix, local_rank, gpu, cpus,
+	        plan->nic[0] ? plan->nic : "-", plan->ncpus);
+}
+
+static void free_view(struct topo_view *view)
+{
+	for (uint32_t i = 0; view->localities && i < view->ngpus; i++)
+		free((void *)view->localities[i].cpus);
+	free(view->localities);
+	free(view->allowed);
+}
+
+static struct dist_bind_input input_of(const struct topo_view *view, uint32_t local_size)
+{
+	return (struct dist_bind_input){view->allowed, view->nallowed, view->ngpus,
+	                                view->localities, local_size};
+}
+
+int bind_explain_node(const char *topology, const char *gpus, uint32_t tasks, struct dist_err *err)
+{
+	struct topo_view view;
+	struct dist_bind_input in;
+	int rc = 0;
+
+	if (topo_read(topology, gpus, &view, err))
+		return -1;
+	in = input_of(&view, tasks);
+	printf("%-10s %-6s %-24s %-10s %s\n", "local_rank", "gpu", "cpus", "nic",
+	       "OMP_NUM_THREADS");
+	for (uint32_t r = 0; r < tasks && rc == 0; r++) {
+		struct dist_bind_plan plan;
+
+		rc = dist_bind_plan_for(&in, r, &plan, err);
+		if (rc == 0)
+			print_row(stdout, "", r, gpus, &plan);
+		dist_bind_plan_free(&plan);
+	}
+	free_view(&view);
+	return rc;
+}
+
+static int export_binding_vars(const struct dist_bind_plan *plan, struct dist_err *err)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%zu", plan->ncpus);
+	if (setenv("OMP_NUM_THREADS", text, 0) != 0)
+		return dist_err_set(err, "cannot set OMP_NUM_THREADS");
+	/* NCCL matches HCA names by prefix unless the name starts with '='. */
+	snprintf(text, sizeof(text), "=%s", plan->nic);
+	if (plan->nic[0] && setenv("NCCL_IB_HCA", text, 0) != 0)
+		return dist_err_set(err, "cannot set NCCL_IB_HCA");
+	return 0;
+}
+
+int bind_task(const struct dist_world *w, bool explain, struct dist_err *err)
+{
+	const char *gpus = getenv("CUDA_VISIBLE_DEVICES");
+	struct dist_bind_plan plan = {.cpus = NULL};
+	struct topo_view view;
+	struct dist_bind_input in;
+	int rc;
+
+	if (topo_read(NULL, gpus, &view, err))
+		return -1;
+	in = input_of(&view, w->local_size);
+	rc = dist_bind_plan_for(&in, w->local_rank, &plan, err);
+	if (rc == 0)
+		rc = topo_bind(plan.cpus, plan.ncpus, err);
+	if (rc == 0)
+		rc = export_binding_vars(&plan, err);
+	if (rc == 0 && explain) {
+		char host[64] = "?", prefix[128];
+
+		gethostname(host, sizeof(host) - 1);
+		snprintf(prefix, sizeof(prefix), "dist-shim: %s rank %u: ", host, w->rank);
+		print_row(stderr, prefix, w->local_rank, gpus, &plan);
+	}
+	dist_bind_plan_free(&plan);
+	free_view(&view);
+	return rc;
+}
