@@ -15,21 +15,41 @@ static bool same_locality(const struct dist_locality *a, const struct dist_local
 	return a->ncpus == b->ncpus && memcmp(a->cpus, b->cpus, a->ncpus * sizeof(*a->cpus)) == 0;
 }
 
-/* The locality a task's CPUs come from, or NULL for "all allowed CPUs". */
-static const struct dist_locality *locality_of(const struct dist_bind_input *in,
-                                               uint32_t local_rank)
-{
-	int32_t gpu = gpu_of(in, local_rank);
-
-	return gpu >= 0 && in->localities ? &in->localities[gpu] : NULL;
-}
-
 static bool contains(const uint32_t *set, size_t n, uint32_t cpu)
 {
 	for (size_t i = 0; i < n; i++)
 		if (set[i] == cpu)
 			return true;
 	return false;
+}
+
+/* True when every used GPU has some allowed CPU near it. Otherwise the
+ * localities are ignored altogether: tasks falling back to all allowed
+ * CPUs would overlap those keeping their locality. */
+static bool localities_usable(const struct dist_bind_input *in)
+{
+	uint32_t used = in->ngpus < in->local_size ? in->ngpus : in->local_size;
+
+	if (!in->localities)
+		return false;
+	for (uint32_t g = 0; g < used; g++) {
+		bool any = false;
+
+		for (size_t i = 0; i < in->localities[g].ncpus && !any; i++)
+			any = contains(in->allowed, in->nallowed, in->localities[g].cpus[i]);
+		if (!any)
+			return false;
+	}
+	return true;
+}
+
+/* The locality a task's CPUs come from, or NULL for "all allowed CPUs". */
+static const struct dist_locality *locality_of(const struct dist_bind_input *in,
+                                               uint32_t local_rank)
+{
+	int32_t gpu = gpu_of(in, local_rank);
+
+	return gpu >= 0 && localities_usable(in) ? &in->localities[gpu] : NULL;
 }
 
 /* LOCALITY's CPUs the task may use; all allowed ones when none of them is. */
@@ -104,8 +124,8 @@ int dist_bind_plan_for(const struct dist_bind_input *in, uint32_t local_rank,
 	memcpy(plan->cpus, pool + start, len * sizeof(*pool));
 	plan->ncpus = len;
 	qsort(plan->cpus, len, sizeof(*plan->cpus), compare_cpus);
-	if (locality)
-		snprintf(plan->nic, sizeof(plan->nic), "%s", locality->nic);
+	if (plan->gpu >= 0 && in->localities)
+		snprintf(plan->nic, sizeof(plan->nic), "%s", in->localities[plan->gpu].nic);
 	free(pool);
 	return 0;
 }
@@ -121,6 +141,8 @@ int dist_cpu_list_format(const uint32_t *cpus, size_t n, char *buf, size_t len)
 {
 	size_t used = 0;
 
+	if (len == 0)
+		return -1;
 	buf[0] = '\0';
 	for (size_t i = 0; i < n;) {
 		size_t j = i;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "dist_bind.h"
+#include "rdma.h"
 #include "topo.h"
 
 int bind_policy_parse(const char *text, enum bind_policy *policy, struct dist_err *err)
@@ -86,6 +87,30 @@ int bind_explain_node(const char *topology, const char *gpus, uint32_t tasks, st
 	return rc;
 }
 
+/* NCCL_IB_HCA (and over RoCE NCCL_IB_GID_INDEX) for the plan's NIC, when
+ * libibverbs shows its port up; a NIC hwloc sees but libibverbs cannot open
+ * is named as it is, without a GID. */
+static int export_nic_vars(const struct dist_bind_plan *plan, struct dist_err *err)
+{
+	struct dist_err ignored;
+	bool active = true;
+	int gid = -1;
+	char text[64];
+
+	if (!plan->nic[0])
+		return 0;
+	if (rdma_inspect(plan->nic, &active, &gid, &ignored) == 0 && !active)
+		return 0; /* its port is down: NCCL would fail over it */
+	/* NCCL matches HCA names by prefix unless the name starts with '='. */
+	snprintf(text, sizeof(text), "=%s", plan->nic);
+	if (setenv("NCCL_IB_HCA", text, 0) != 0)
+		return dist_err_set(err, "cannot set NCCL_IB_HCA");
+	snprintf(text, sizeof(text), "%d", gid);
+	if (gid >= 0 && setenv("NCCL_IB_GID_INDEX", text, 0) != 0)
+		return dist_err_set(err, "cannot set NCCL_IB_GID_INDEX");
+	return 0;
+}
+
 static int export_binding_vars(const struct dist_bind_plan *plan, struct dist_err *err)
 {
 	char text[64];
@@ -93,11 +118,7 @@ static int export_binding_vars(const struct dist_bind_plan *plan, struct dist_er
 	snprintf(text, sizeof(text), "%zu", plan->ncpus);
 	if (setenv("OMP_NUM_THREADS", text, 0) != 0)
 		return dist_err_set(err, "cannot set OMP_NUM_THREADS");
-	/* NCCL matches HCA names by prefix unless the name starts with '='. */
-	snprintf(text, sizeof(text), "=%s", plan->nic);
-	if (plan->nic[0] && setenv("NCCL_IB_HCA", text, 0) != 0)
-		return dist_err_set(err, "cannot set NCCL_IB_HCA");
-	return 0;
+	return export_nic_vars(plan, err);
 }
 
 int bind_task(const struct dist_world *w, bool explain, struct dist_err *err)
