@@ -121,7 +121,12 @@ static int export_binding_vars(const struct dist_bind_plan *plan, struct dist_er
 	return export_nic_vars(plan, err);
 }
 
-int bind_task(const struct dist_world *w, bool explain, struct dist_err *err)
+/* Waiting longer for the node's first task to share its topology would cost
+ * more than discovering it again. */
+#define TOPOLOGY_WAIT_S 10
+
+int bind_task(const struct dist_world *w, const struct stepdir *share, bool explain,
+              struct dist_err *err)
 {
 	const char *gpus = getenv("CUDA_VISIBLE_DEVICES");
 	struct dist_bind_plan plan = {.cpus = NULL};
@@ -129,7 +134,8 @@ int bind_task(const struct dist_world *w, bool explain, struct dist_err *err)
 	struct dist_bind_input in;
 	int rc;
 
-	if (topo_read(NULL, gpus, &view, err))
+	if (share ? topo_read_shared(share, w->local_rank == 0, TOPOLOGY_WAIT_S, gpus, &view, err)
+	          : topo_read(NULL, gpus, &view, err))
 		return -1;
 	in = input_of(&view, w->local_size);
 	rc = dist_bind_plan_for(&in, w->local_rank, &plan, err);

@@ -8,6 +8,7 @@
 
 #include "dist_err.h"
 #include "dist_world.h"
+#include "stepdir.h"
 
 enum bind_policy { BIND_NONE, BIND_AUTO };
 
@@ -15,8 +16,10 @@ int bind_policy_parse(const char *text, enum bind_policy *policy, struct dist_er
 
 /* Binds this task (local rank W->local_rank of W->local_size) and exports
  * OMP_NUM_THREADS and NCCL_IB_HCA unless the user set them; with EXPLAIN,
- * prints one line saying what it chose. */
-int bind_task(const struct dist_world *w, bool explain, struct dist_err *err);
+ * prints one line saying what it chose. SHARE, when not NULL, is where the
+ * node's tasks share one topology discovery. */
+int bind_task(const struct dist_world *w, const struct stepdir *share, bool explain,
+              struct dist_err *err);
 
 /* Prints the plan of every task of a node: TOPOLOGY a recorded hwloc XML
  * (NULL: this machine), GPUS the step's GPU list, TASKS the node's tasks. */

@@ -183,11 +183,19 @@ static int run_launcher_form(const struct cli *cli, const struct dist_world *w, 
 static void bind(const struct cli *cli, const struct dist_world *w)
 {
 	struct dist_err err = {{0}};
+	struct stepdir share;
+	uint32_t jobid, stepid;
+	bool shared;
 
 	if (cli->bind == BIND_NONE || cli->launcher)
 		return;
-	if (bind_task(w, cli->explain, &err))
+	/* One topology discovery a node, shared in the step's directory. */
+	wireup_step_ids(&jobid, &stepid);
+	shared = stepdir_open(jobid, stepid, &share, &err) == 0;
+	if (bind_task(w, shared ? &share : NULL, cli->explain, &err))
 		fprintf(stderr, "dist-shim: warning: not binding this task: %s\n", err.msg);
+	if (shared)
+		close(share.fd);
 }
 
 /* Opens the step's private directory when the mode writes files. */

@@ -1,6 +1,7 @@
 #include "topo.h"
 
 #include <hwloc.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,9 @@ static int cpus_of(hwloc_const_bitmap_t set, uint32_t **cpus, size_t *n)
 	return 0;
 }
 
-static int load(const char *xml_file, bool with_io, struct dist_err *err)
+#define SHARED_TOPOLOGY "topology.xml"
+
+static int load(const char *xml_file, bool this_system, bool with_io, struct dist_err *err)
 {
 	if (topology)
 		hwloc_topology_destroy(topology);
@@ -81,6 +84,10 @@ static int load(const char *xml_file, bool with_io, struct dist_err *err)
 		return dist_err_set(err, "hwloc cannot start");
 	if (with_io)
 		hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	/* A topology another task of this node shared: still this machine,
+	 * so binding works. */
+	if (xml_file && this_system)
+		hwloc_topology_set_flags(topology, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM);
 	if (xml_file && hwloc_topology_set_xml(topology, xml_file) != 0)
 		return dist_err_set(err, "hwloc cannot read the topology %s", xml_file);
 	if (hwloc_topology_load(topology) != 0)
@@ -89,7 +96,7 @@ static int load(const char *xml_file, bool with_io, struct dist_err *err)
 	return 0;
 }
 
-static int read_allowed(const char *xml_file, struct topo_view *view, struct dist_err *err)
+static int read_allowed(bool this_system, struct topo_view *view, struct dist_err *err)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	int rc = -1;
@@ -98,7 +105,7 @@ static int read_allowed(const char *xml_file, struct topo_view *view, struct dis
 		return dist_err_set(err, "out of memory");
 	hwloc_bitmap_copy(set, hwloc_topology_get_allowed_cpuset(topology));
 	/* This machine: what this process may use, as Slurm left it. */
-	if (!xml_file) {
+	if (this_system) {
 		hwloc_bitmap_t bound = hwloc_bitmap_alloc();
 
 		if (bound && hwloc_get_cpubind(topology, bound, HWLOC_CPUBIND_PROCESS) == 0)
@@ -143,15 +150,49 @@ static void read_localities(const char *gpus, struct topo_view *view)
 	view->localities = loc;
 }
 
-int topo_read(const char *xml_file, const char *gpus, struct topo_view *view, struct dist_err *err)
+static int read_view(const char *xml_file, bool this_system, const char *gpus,
+                     struct topo_view *view, struct dist_err *err)
 {
 	memset(view, 0, sizeof(*view));
 	view->ngpus = dist_count_list_items(gpus);
-	if (load(xml_file, view->ngpus > 0, err) || read_allowed(xml_file, view, err))
+	if (load(xml_file, this_system, view->ngpus > 0, err) ||
+	    read_allowed(this_system, view, err))
 		return -1;
 	if (view->ngpus > 0)
 		read_localities(gpus, view);
 	return 0;
+}
+
+int topo_read(const char *xml_file, const char *gpus, struct topo_view *view, struct dist_err *err)
+{
+	return read_view(xml_file, xml_file == NULL, gpus, view, err);
+}
+
+static int share_topology(const struct stepdir *share, struct dist_err *err)
+{
+	char *xml = NULL;
+	int len, rc;
+
+	if (hwloc_topology_export_xmlbuffer(topology, &xml, &len, 0) != 0)
+		return dist_err_set(err, "hwloc cannot export the topology");
+	rc = stepdir_write(share, SHARED_TOPOLOGY, xml, err);
+	hwloc_free_xmlbuffer(topology, xml);
+	return rc;
+}
+
+int topo_read_shared(const struct stepdir *share, bool leader, unsigned timeout_s, const char *gpus,
+                     struct topo_view *view, struct dist_err *err)
+{
+	char path[PATH_MAX + 32];
+	struct dist_err ignored;
+
+	if (leader)
+		return read_view(NULL, true, gpus, view, err) || share_topology(share, err) ? -1
+		                                                                            : 0;
+	if (stepdir_wait(share, SHARED_TOPOLOGY, timeout_s, &ignored) != 0)
+		return read_view(NULL, true, gpus, view, err);
+	snprintf(path, sizeof(path), "%s/" SHARED_TOPOLOGY, share->path);
+	return read_view(path, true, gpus, view, err);
 }
 
 int topo_bind(const uint32_t *cpus, size_t n, struct dist_err *err)

@@ -5,10 +5,12 @@
 #ifndef SHIM_TOPO_H
 #define SHIM_TOPO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dist_bind.h"
 #include "dist_err.h"
+#include "stepdir.h"
 
 struct topo_view {
 	uint32_t *allowed;
@@ -20,6 +22,12 @@ struct topo_view {
 /* XML_FILE: a recorded topology (--explain), or NULL for this machine.
  * GPUS: the step's GPU list (CUDA_VISIBLE_DEVICES), or NULL. */
 int topo_read(const char *xml_file, const char *gpus, struct topo_view *view, struct dist_err *err);
+
+/* This machine's topology, discovered once per node: the node's first task
+ * (LEADER) discovers it and shares it as XML in SHARE; the others read that
+ * (waiting at most TIMEOUT_S, then discovering it themselves). */
+int topo_read_shared(const struct stepdir *share, bool leader, unsigned timeout_s, const char *gpus,
+                     struct topo_view *view, struct dist_err *err);
 
 /* Binds this process to CPUS (of the topology last read for this machine). */
 int topo_bind(const uint32_t *cpus, size_t n, struct dist_err *err);

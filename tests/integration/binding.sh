@@ -18,6 +18,12 @@ for n in tcn1 tcn2; do
 	assert_count "$WORK/per_node.err" "^dist-shim: $n rank [0-3]: 1 *1 *1 " 1
 done
 
+# One topology discovery a node: the first task shares it with the others.
+run_srun shared --dist-mode=ddp -N2 --ntasks-per-node=2 bash -c \
+	'test -s "${TMPDIR:-/tmp}/slurm-dist.$(id -u)/job$SLURM_JOB_ID.step$SLURM_STEP_ID/topology.xml" && echo shared'
+[ "$RC" -eq 0 ] || { cat "$WORK/shared.err" >&2; fail "srun exited $RC"; }
+assert_count "$WORK/shared.out" '^shared$' 4
+
 # --gpus-per-task: Slurm isolates one GPU per task; the tasks of a node differ.
 run_srun per_task --dist-mode=ddp -N1 --ntasks-per-node=2 --gpus-per-task=1 bash -c "$show"
 [ "$RC" -eq 0 ] || { cat "$WORK/per_task.err" >&2; fail "srun exited $RC"; }
