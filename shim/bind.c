@@ -121,6 +121,34 @@ static int export_binding_vars(const struct dist_bind_plan *plan, struct dist_er
 	return export_nic_vars(plan, err);
 }
 
+/* The variables a person checks first, as the task will see them. */
+static void print_key_variables(void)
+{
+	static const char *const names[] = {
+	        "MASTER_ADDR",       "MASTER_PORT",        "RANK",
+	        "LOCAL_RANK",        "WORLD_SIZE",         "CUDA_VISIBLE_DEVICES",
+	        "OMP_NUM_THREADS",   "NCCL_SOCKET_IFNAME", "NCCL_IB_HCA",
+	        "NCCL_IB_GID_INDEX", "TF_CONFIG",          "RANK_TABLE_FILE",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (getenv(names[i]))
+			fprintf(stderr, "    %s=%s\n", names[i], getenv(names[i]));
+}
+
+/* --explain in a step: this task's line of the node's table, then its key
+ * variables. */
+static void explain_task(const struct dist_world *w, const char *gpus,
+                         const struct dist_bind_plan *plan)
+{
+	char host[64] = "?", prefix[128];
+
+	gethostname(host, sizeof(host) - 1);
+	snprintf(prefix, sizeof(prefix), "dist-shim: %s rank %u: ", host, w->rank);
+	print_row(stderr, prefix, w->local_rank, gpus, plan);
+	print_key_variables();
+}
+
 /* Waiting longer for the node's first task to share its topology would cost
  * more than discovering it again. */
 #define TOPOLOGY_WAIT_S 10
@@ -143,13 +171,8 @@ int bind_task(const struct dist_world *w, const struct stepdir *share, bool expl
 		rc = topo_bind(plan.cpus, plan.ncpus, err);
 	if (rc == 0)
 		rc = export_binding_vars(&plan, err);
-	if (rc == 0 && explain) {
-		char host[64] = "?", prefix[128];
-
-		gethostname(host, sizeof(host) - 1);
-		snprintf(prefix, sizeof(prefix), "dist-shim: %s rank %u: ", host, w->rank);
-		print_row(stderr, prefix, w->local_rank, gpus, &plan);
-	}
+	if (rc == 0 && explain)
+		explain_task(w, gpus, &plan);
 	dist_bind_plan_free(&plan);
 	free_view(&view);
 	return rc;

@@ -17,6 +17,10 @@ for n in tcn1 tcn2; do
 	assert_count "$WORK/per_node.err" "^dist-shim: $n rank [0-3]: 0 *0 *0 " 1
 	assert_count "$WORK/per_node.err" "^dist-shim: $n rank [0-3]: 1 *1 *1 " 1
 done
+# ... and the key variables each task will see.
+assert_count "$WORK/per_node.err" '^    MASTER_ADDR=10\.77\.0\.1$' 4
+assert_count "$WORK/per_node.err" '^    CUDA_VISIBLE_DEVICES=0,1$' 4
+assert_count "$WORK/per_node.err" '^    OMP_NUM_THREADS=1$' 4
 
 # One topology discovery a node: the first task shares it with the others.
 run_srun shared --dist-mode=ddp -N2 --ntasks-per-node=2 bash -c \
