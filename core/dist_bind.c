@@ -111,7 +111,12 @@ int dist_bind_plan_for(const struct dist_bind_input *in, uint32_t local_rank,
 		return dist_err_set(err, "out of memory");
 	}
 	npool = pool_of(in, locality, pool);
-	sharers(in, local_rank, &index, &count);
+	if (in->task_bound) {
+		index = 0;
+		count = 1;
+	} else {
+		sharers(in, local_rank, &index, &count);
+	}
 	if (npool >= count) {
 		share = npool / count;
 		extra = npool % count;

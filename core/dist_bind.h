@@ -6,11 +6,13 @@
  *         task may use, split in equal contiguous shares (whole cores, as
  *         the CPUs come in topology order) between the tasks
  *         near the same GPUs; without GPU locality, all allowed CPUs split
- *         between all the node's tasks; never outside the allowed CPUs;
+ *         between all the node's tasks; never outside the allowed CPUs, and
+ *         all of them when Slurm already gave each task its own;
  *   NIC   the RDMA device nearest its GPU, if any. */
 #ifndef DIST_BIND_H
 #define DIST_BIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +33,9 @@ struct dist_bind_input {
 	uint32_t ngpus;                         /* GPUs in the step's list on this node */
 	const struct dist_locality *localities; /* one per GPU, or NULL if unknown */
 	uint32_t local_size;                    /* tasks on this node */
+	/* Slurm already bound each task to its own CPUs (task/affinity,
+	 * --cpu-bind): keep all of them instead of sharing them out again. */
+	bool task_bound;
 };
 
 struct dist_bind_plan {

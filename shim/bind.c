@@ -60,8 +60,8 @@ static void free_view(struct topo_view *view)
 
 static struct dist_bind_input input_of(const struct topo_view *view, uint32_t local_size)
 {
-	return (struct dist_bind_input){view->allowed, view->nallowed, view->ngpus,
-	                                view->localities, local_size};
+	return (struct dist_bind_input){view->allowed,    view->nallowed, view->ngpus,
+	                                view->localities, local_size,     view->task_bound};
 }
 
 int bind_explain_node(const char *topology, const char *gpus, uint32_t tasks, struct dist_err *err)

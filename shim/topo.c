@@ -108,8 +108,11 @@ static int read_allowed(bool this_system, struct topo_view *view, struct dist_er
 	if (this_system) {
 		hwloc_bitmap_t bound = hwloc_bitmap_alloc();
 
-		if (bound && hwloc_get_cpubind(topology, bound, HWLOC_CPUBIND_PROCESS) == 0)
+		if (bound && hwloc_get_cpubind(topology, bound, HWLOC_CPUBIND_PROCESS) == 0) {
 			hwloc_bitmap_and(set, set, bound);
+			view->task_bound = !hwloc_bitmap_isequal(
+			        set, hwloc_topology_get_allowed_cpuset(topology));
+		}
 		hwloc_bitmap_free(bound);
 	}
 	if (cpus_of(set, &view->allowed, &view->nallowed) == 0)

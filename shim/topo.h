@@ -17,6 +17,7 @@ struct topo_view {
 	size_t nallowed;
 	uint32_t ngpus;
 	struct dist_locality *localities; /* NULL when the topology does not show the GPUs */
+	bool task_bound; /* this process is bound to fewer CPUs than the machine allows */
 };
 
 /* XML_FILE: a recorded topology (--explain), or NULL for this machine.

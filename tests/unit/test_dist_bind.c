@@ -37,7 +37,7 @@ static void expect_plan(const struct dist_bind_input *in, uint32_t rank, int32_t
 static void test_no_gpu_four_tasks_on_eight_cpus(void **state)
 {
 	static const uint32_t allowed[] = {0, 1, 2, 3, 4, 5, 6, 7};
-	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 4};
+	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 4, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){0, 1}, 2, "");
@@ -49,7 +49,7 @@ static void test_no_gpu_four_tasks_on_eight_cpus(void **state)
 static void test_no_gpu_uneven_split_first_tasks_get_extra(void **state)
 {
 	static const uint32_t allowed[] = {0, 1, 2, 3, 4, 5, 6, 7};
-	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 3};
+	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 3, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){0, 1, 2}, 3, "");
@@ -66,7 +66,7 @@ static void test_no_gpu_shares_disjoint_and_covering(void **state)
 	for (uint32_t i = 0; i < N(allowed); i++)
 		allowed[i] = 100 + i;
 	for (uint32_t tasks = 1; tasks <= N(allowed); tasks++) {
-		struct dist_bind_input in = {allowed, N(allowed), 0, NULL, tasks};
+		struct dist_bind_input in = {allowed, N(allowed), 0, NULL, tasks, false};
 		uint32_t next = 100;
 
 		for (uint32_t r = 0; r < tasks; r++) {
@@ -88,7 +88,7 @@ static void test_no_gpu_shares_disjoint_and_covering(void **state)
 static void test_no_gpu_hyperthread_pairs_stay_together_sorted(void **state)
 {
 	static const uint32_t allowed[] = {0, 16, 1, 17, 2, 18, 3, 19};
-	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 2};
+	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 2, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){0, 1, 16, 17}, 4, "");
@@ -103,7 +103,7 @@ static void test_no_gpu_hyperthread_pairs_stay_together_sorted(void **state)
 static void test_single_task_gets_all_allowed(void **state)
 {
 	static const uint32_t allowed[] = {5, 4, 7, 6};
-	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 1};
+	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 1, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){4, 5, 6, 7}, 4, "");
@@ -112,7 +112,7 @@ static void test_single_task_gets_all_allowed(void **state)
 static void test_more_tasks_than_cpus_share_in_turn(void **state)
 {
 	static const uint32_t allowed[] = {0, 1};
-	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 4};
+	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 4, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){0}, 1, "");
@@ -133,7 +133,7 @@ static void test_gpus_two_localities_four_tasks(void **state)
 	        {cpus_a, N(cpus_a), "mlx5_0"},
 	        {cpus_b, N(cpus_b), "mlx5_1"},
 	};
-	struct dist_bind_input in = {all8, N(all8), 2, loc, 4};
+	struct dist_bind_input in = {all8, N(all8), 2, loc, 4, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1}, 2, "mlx5_0");
@@ -148,7 +148,7 @@ static void test_gpus_two_localities_one_task_each(void **state)
 	        {cpus_a, N(cpus_a), "mlx5_0"},
 	        {cpus_b, N(cpus_b), "mlx5_1"},
 	};
-	struct dist_bind_input in = {all8, N(all8), 2, loc, 2};
+	struct dist_bind_input in = {all8, N(all8), 2, loc, 2, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1, 2, 3}, 4, "mlx5_0");
@@ -163,7 +163,7 @@ static void test_gpus_same_locality_is_one_group(void **state)
 	        {cpus_a, N(cpus_a), "mlx5_0"},
 	        {copy_a, N(copy_a), "mlx5_0"},
 	};
-	struct dist_bind_input in = {all8, N(all8), 2, loc, 2};
+	struct dist_bind_input in = {all8, N(all8), 2, loc, 2, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1}, 2, "mlx5_0");
@@ -179,7 +179,7 @@ static void test_gpus_four_gpus_two_packages_eight_tasks(void **state)
 	        {cpus_b, N(cpus_b), "mlx5_1"},
 	        {cpus_b, N(cpus_b), "mlx5_1"},
 	};
-	struct dist_bind_input in = {all8, N(all8), 4, loc, 8};
+	struct dist_bind_input in = {all8, N(all8), 4, loc, 8, false};
 
 	(void)state;
 	/* group A: ranks 0,1,4,5; group B: ranks 2,3,6,7 */
@@ -197,7 +197,7 @@ static void test_gpus_locality_restricted_to_allowed(void **state)
 {
 	static const uint32_t allowed[] = {2, 3, 4, 5};
 	const struct dist_locality loc[] = {{cpus_a, N(cpus_a), "mlx5_0"}};
-	struct dist_bind_input in = {allowed, N(allowed), 1, loc, 1};
+	struct dist_bind_input in = {allowed, N(allowed), 1, loc, 1, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){2, 3}, 2, "mlx5_0");
@@ -214,7 +214,7 @@ static void test_gpus_locality_without_allowed_cpu_falls_back(void **state)
 {
 	static const uint32_t allowed[] = {4, 5, 6, 7};
 	const struct dist_locality loc[] = {{cpus_a, N(cpus_a), "mlx5_0"}};
-	struct dist_bind_input in = {allowed, N(allowed), 1, loc, 1};
+	struct dist_bind_input in = {allowed, N(allowed), 1, loc, 1, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){4, 5, 6, 7}, 4, "mlx5_0");
@@ -226,7 +226,7 @@ static void test_gpus_locality_without_allowed_cpu_falls_back(void **state)
 static void test_gpus_empty_nic(void **state)
 {
 	const struct dist_locality loc[] = {{cpus_a, N(cpus_a), ""}};
-	struct dist_bind_input in = {all8, N(all8), 1, loc, 1};
+	struct dist_bind_input in = {all8, N(all8), 1, loc, 1, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1, 2, 3}, 4, "");
@@ -235,7 +235,7 @@ static void test_gpus_empty_nic(void **state)
 /* The topology does not show the GPUs: round-robin GPUs, all allowed CPUs split, no NIC. */
 static void test_gpus_without_localities(void **state)
 {
-	struct dist_bind_input in = {all8, N(all8), 2, NULL, 4};
+	struct dist_bind_input in = {all8, N(all8), 2, NULL, 4, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1}, 2, "");
@@ -246,7 +246,7 @@ static void test_gpus_without_localities(void **state)
 
 static void test_fewer_tasks_than_gpus(void **state)
 {
-	struct dist_bind_input in = {all8, N(all8), 4, NULL, 2};
+	struct dist_bind_input in = {all8, N(all8), 4, NULL, 2, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1, 2, 3}, 4, "");
@@ -255,7 +255,7 @@ static void test_fewer_tasks_than_gpus(void **state)
 
 static void test_more_tasks_than_gpus_wrap(void **state)
 {
-	struct dist_bind_input in = {all8, N(all8), 3, NULL, 8};
+	struct dist_bind_input in = {all8, N(all8), 3, NULL, 8, false};
 
 	(void)state;
 	for (uint32_t r = 0; r < 8; r++)
@@ -265,7 +265,7 @@ static void test_more_tasks_than_gpus_wrap(void **state)
 static void test_no_cpu_allowed(void **state)
 {
 	static const uint32_t allowed[] = {0};
-	struct dist_bind_input in = {allowed, 0, 0, NULL, 2};
+	struct dist_bind_input in = {allowed, 0, 0, NULL, 2, false};
 	struct dist_bind_plan plan;
 	struct dist_err err = {{0}};
 
@@ -277,7 +277,7 @@ static void test_no_cpu_allowed(void **state)
 	dist_bind_plan_free(&plan);
 
 	const struct dist_locality loc[] = {{cpus_a, N(cpus_a), "mlx5_0"}};
-	struct dist_bind_input with_gpu = {allowed, 0, 1, loc, 1};
+	struct dist_bind_input with_gpu = {allowed, 0, 1, loc, 1, false};
 
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(dist_bind_plan_for(&with_gpu, 0, &plan, &err), -1);
@@ -343,7 +343,7 @@ static void test_unusable_locality_ignores_all_localities(void **state)
 	        {cpus_a, N(cpus_a), "mlx5_0"},
 	        {cpus_b, N(cpus_b), "mlx5_1"},
 	};
-	struct dist_bind_input in = {allowed_b, N(allowed_b), 2, loc, 4};
+	struct dist_bind_input in = {allowed_b, N(allowed_b), 2, loc, 4, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){4}, 1, "mlx5_0");
@@ -361,9 +361,21 @@ static void test_cpu_list_format_zero_length_buffer(void **state)
 	assert_int_equal(buf[0], 'x');
 }
 
+/* Slurm already gave each task its own CPUs: they are kept whole. */
+static void test_task_bound_keeps_all_its_cpus(void **state)
+{
+	static const uint32_t mine[] = {4, 5, 6, 7};
+	struct dist_bind_input in = {mine, N(mine), 0, NULL, 2, true};
+
+	(void)state;
+	expect_plan(&in, 0, -1, (const uint32_t[]){4, 5, 6, 7}, 4, "");
+	expect_plan(&in, 1, -1, (const uint32_t[]){4, 5, 6, 7}, 4, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_task_bound_keeps_all_its_cpus),
 	        cmocka_unit_test(test_unusable_locality_ignores_all_localities),
 	        cmocka_unit_test(test_cpu_list_format_zero_length_buffer),
 	        cmocka_unit_test(test_no_gpu_four_tasks_on_eight_cpus),
