@@ -5,6 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+int dist_bind_policy_parse(const char *option, const char *text, enum dist_bind_policy *policy,
+                           struct dist_err *err)
+{
+	if (text && strcmp(text, "auto") == 0)
+		*policy = DIST_BIND_AUTO;
+	else if (text && strcmp(text, "none") == 0)
+		*policy = DIST_BIND_NONE;
+	else
+		return dist_err_set(err, "invalid %s '%s': valid policies are auto|none", option,
+		                    text ? text : "");
+	return 0;
+}
+
 static int32_t gpu_of(const struct dist_bind_input *in, uint32_t local_rank)
 {
 	return in->ngpus ? (int32_t)(local_rank % in->ngpus) : -1;

@@ -20,6 +20,12 @@
 
 #define DIST_NIC_MAX 32
 
+enum dist_bind_policy { DIST_BIND_NONE, DIST_BIND_AUTO };
+
+/* Parses "auto" or "none" given to OPTION ("--dist-bind"). */
+int dist_bind_policy_parse(const char *option, const char *text, enum dist_bind_policy *policy,
+                           struct dist_err *err);
+
 /* The CPUs near one GPU and the RDMA device nearest it ("" if none). */
 struct dist_locality {
 	const uint32_t *cpus; /* in topology order: a core's threads together */

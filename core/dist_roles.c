@@ -1,5 +1,20 @@
 #include "dist_roles.h"
 
+#include "dist_slurmenv.h"
+
+int dist_roles_parse_ps(const char *option, const char *text, uint32_t *ps, struct dist_err *err)
+{
+	uint32_t n;
+
+	if (dist_parse_u32(text, &n) != 0 || n > 100000)
+		return dist_err_set(err,
+		                    "invalid %s '%s': expected a number of parameter servers, 0 or "
+		                    "more",
+		                    option, text ? text : "");
+	*ps = n;
+	return 0;
+}
+
 int dist_roles_check(const struct dist_roles *roles, uint32_t size, struct dist_err *err)
 {
 	uint64_t others = (uint64_t)roles->ps + roles->chief + roles->evaluator;

@@ -26,6 +26,9 @@ struct dist_roles {
 	bool evaluator;
 };
 
+/* Parses a number of parameter servers given to OPTION ("--dist-ps"). */
+int dist_roles_parse_ps(const char *option, const char *text, uint32_t *ps, struct dist_err *err);
+
 /* Refuses layouts that leave no worker. */
 int dist_roles_check(const struct dist_roles *roles, uint32_t size, struct dist_err *err);
 

@@ -9,18 +9,6 @@
 #include "rdma.h"
 #include "topo.h"
 
-int bind_policy_parse(const char *text, enum bind_policy *policy, struct dist_err *err)
-{
-	if (text && strcmp(text, "auto") == 0)
-		*policy = BIND_AUTO;
-	else if (text && strcmp(text, "none") == 0)
-		*policy = BIND_NONE;
-	else
-		return dist_err_set(err, "invalid --dist-bind '%s': valid policies are auto|none",
-		                    text ? text : "");
-	return 0;
-}
-
 /* The Nth entry of a comma-separated list, or "-". */
 static void list_entry(const char *list, int32_t n, char *out, size_t len)
 {

@@ -10,10 +10,6 @@
 #include "dist_world.h"
 #include "stepdir.h"
 
-enum bind_policy { BIND_NONE, BIND_AUTO };
-
-int bind_policy_parse(const char *text, enum bind_policy *policy, struct dist_err *err);
-
 /* Binds this task (local rank W->local_rank of W->local_size) and exports
  * OMP_NUM_THREADS and NCCL_IB_HCA unless the user set them; with EXPLAIN,
  * prints one line saying what it chose. SHARE, when not NULL, is where the

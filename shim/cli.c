@@ -44,14 +44,6 @@ void cli_usage(void)
 	       SHIM_TIMEOUT_DEFAULT);
 }
 
-static int parse_ps(const char *text, uint32_t *ps, struct dist_err *err)
-{
-	if (dist_parse_u32(text, ps) != 0 || *ps > 100000)
-		return dist_err_set(
-		        err, "invalid number of parameter servers '%s': expected 0 or more", text);
-	return 0;
-}
-
 static int parse_timeout(const char *text, unsigned *timeout_s, struct dist_err *err)
 {
 	uint32_t v;
@@ -74,7 +66,7 @@ static void defaults_from_env(struct cli *cli)
 	cli->roles.chief = getenv(DIST_SHIM_ENV_CHIEF) != NULL;
 	cli->roles.evaluator = getenv(DIST_SHIM_ENV_EVALUATOR) != NULL;
 	cli->npu_isolate = getenv(DIST_SHIM_ENV_NPU_ISOLATE) != NULL;
-	cli->bind = BIND_AUTO;
+	cli->bind = DIST_BIND_AUTO;
 	cli->explain = getenv(DIST_SHIM_ENV_EXPLAIN) != NULL;
 	cli->topology = NULL;
 	cli->gpus = NULL;
@@ -139,7 +131,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 			cli->launcher = true;
 			break;
 		case 's':
-			if (parse_ps(optarg, &cli->roles.ps, err))
+			if (dist_roles_parse_ps("--ps", optarg, &cli->roles.ps, err))
 				return -1;
 			break;
 		case 'C':
@@ -152,7 +144,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 			cli->npu_isolate = true;
 			break;
 		case 'b':
-			if (bind_policy_parse(optarg, &cli->bind, err))
+			if (dist_bind_policy_parse("--bind", optarg, &cli->bind, err))
 				return -1;
 			break;
 		case 'x':
@@ -205,10 +197,12 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err)
 	defaults_from_env(cli);
 	if (timeout && parse_timeout(timeout, &cli->timeout_s, err) != 0)
 		return -1;
-	if (getenv(DIST_SHIM_ENV_PS) && parse_ps(getenv(DIST_SHIM_ENV_PS), &cli->roles.ps, err))
+	/* Set by the plugin from its options: named as the user gave them. */
+	if (getenv(DIST_SHIM_ENV_PS) &&
+	    dist_roles_parse_ps("--dist-ps", getenv(DIST_SHIM_ENV_PS), &cli->roles.ps, err))
 		return -1;
 	if (getenv(DIST_SHIM_ENV_BIND) &&
-	    bind_policy_parse(getenv(DIST_SHIM_ENV_BIND), &cli->bind, err))
+	    dist_bind_policy_parse("--dist-bind", getenv(DIST_SHIM_ENV_BIND), &cli->bind, err))
 		return -1;
 	if (argv0)
 		return parse_wrapped(argv, argv0, cli, err);

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "bind.h"
+#include "dist_bind.h"
 #include "dist_err.h"
 #include "dist_protocol.h"
 #include "dist_roles.h"
@@ -18,15 +18,15 @@ struct cli {
 	enum cli_action action;
 	const char *mode;
 	const char *port_range;
-	const char *compat;      /* --dist-compat profiles, or NULL */
-	bool launcher;           /* --launcher: only rank 0 runs the command */
-	struct dist_roles roles; /* --ps, --chief, --evaluator (mode ps) */
-	bool npu_isolate;        /* --npu-isolate (mode ascend) */
-	enum bind_policy bind;   /* --bind */
-	bool explain;            /* --explain: print the binding */
-	const char *topology;    /* --topology FILE (explaining a recorded node) */
-	const char *gpus;        /* --gpus LIST (idem) */
-	uint32_t tasks;          /* --tasks N (idem) */
+	const char *compat;         /* --dist-compat profiles, or NULL */
+	bool launcher;              /* --launcher: only rank 0 runs the command */
+	struct dist_roles roles;    /* --ps, --chief, --evaluator (mode ps) */
+	bool npu_isolate;           /* --npu-isolate (mode ascend) */
+	enum dist_bind_policy bind; /* --bind */
+	bool explain;               /* --explain: print the binding */
+	const char *topology;       /* --topology FILE (explaining a recorded node) */
+	const char *gpus;           /* --gpus LIST (idem) */
+	uint32_t tasks;             /* --tasks N (idem) */
 	unsigned timeout_s;
 	char **cmd; /* NULL-terminated; cmd[0] is the program */
 	char *argv0_copy;

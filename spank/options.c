@@ -4,19 +4,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dist_bind.h"
 #include "dist_mode.h"
 #include "dist_profile.h"
+#include "dist_roles.h"
 #include "dist_slurmenv.h"
 
 struct dist_options dist_options;
 
 static int on_dist_mode(int val, const char *optarg, int remote);
 static int on_dist_compat(int val, const char *optarg, int remote);
-static int on_dist_launcher(int val, const char *optarg, int remote);
 static int on_dist_ps(int val, const char *optarg, int remote);
 static int on_dist_flag(int val, const char *optarg, int remote);
 
-enum { FLAG_CHIEF = 1, FLAG_EVALUATOR = 2, FLAG_NPU_ISOLATE = 3, FLAG_EXPLAIN = 4 };
+enum { FLAG_LAUNCHER = 1, FLAG_CHIEF, FLAG_EVALUATOR, FLAG_NPU_ISOLATE, FLAG_EXPLAIN };
 static int on_dist_bind(int val, const char *optarg, int remote);
 
 /* The help text names the modes of dist_mode.c's table (filled at register). */
@@ -43,8 +44,8 @@ static struct spank_option launcher_option = {
         "(mpirun, horovodrun, deepspeed...); the others wait and exit with its status. "
         "(slurm-dist)",
         0,
-        0,
-        on_dist_launcher,
+        FLAG_LAUNCHER,
+        on_dist_flag,
 };
 
 static struct spank_option ps_option = {
@@ -140,25 +141,11 @@ static int on_dist_compat(int val, const char *optarg, int remote)
 	             optarg, remote, validate_compat);
 }
 
-static int on_dist_launcher(int val, const char *optarg, int remote)
-{
-	(void)val;
-	(void)optarg;
-	(void)remote;
-	dist_options.launcher = true;
-	return 0;
-}
-
 static int validate_ps(const char *text, struct dist_err *err)
 {
 	uint32_t n;
 
-	if (dist_parse_u32(text, &n) != 0 || n > 100000)
-		return dist_err_set(err,
-		                    "invalid --dist-ps '%s': expected a number of parameter "
-		                    "servers, 0 or more",
-		                    text);
-	return 0;
+	return dist_roles_parse_ps("--dist-ps", text, &n, err);
 }
 
 static int on_dist_ps(int val, const char *optarg, int remote)
@@ -173,7 +160,9 @@ static int on_dist_flag(int val, const char *optarg, int remote)
 {
 	(void)optarg;
 	(void)remote;
-	if (val == FLAG_CHIEF)
+	if (val == FLAG_LAUNCHER)
+		dist_options.launcher = true;
+	else if (val == FLAG_CHIEF)
 		dist_options.chief = true;
 	else if (val == FLAG_EVALUATOR)
 		dist_options.evaluator = true;
@@ -186,10 +175,9 @@ static int on_dist_flag(int val, const char *optarg, int remote)
 
 static int validate_bind(const char *text, struct dist_err *err)
 {
-	if (strcmp(text, "auto") != 0 && strcmp(text, "none") != 0)
-		return dist_err_set(err, "invalid --dist-bind '%s': valid policies are auto|none",
-		                    text);
-	return 0;
+	enum dist_bind_policy policy;
+
+	return dist_bind_policy_parse("--dist-bind", text, &policy, err);
 }
 
 static int on_dist_bind(int val, const char *optarg, int remote)
@@ -203,30 +191,19 @@ static int on_dist_bind(int val, const char *optarg, int remote)
 
 int dist_options_register(spank_t sp)
 {
-	spank_err_t rc;
+	static struct spank_option *const options[] = {
+	        &mode_option,        &compat_option, &launcher_option,
+	        &ps_option,          &chief_option,  &evaluator_option,
+	        &npu_isolate_option, &bind_option,   &explain_option,
+	};
+	spank_err_t rc = ESPANK_SUCCESS;
 
 	snprintf(mode_usage, sizeof(mode_usage),
 	         "Set up each task for distributed training: %s. none turns it off for one "
 	         "step. (slurm-dist)",
 	         dist_mode_choices());
-	rc = spank_option_register(sp, &mode_option);
-
-	if (rc == ESPANK_SUCCESS)
-		rc = spank_option_register(sp, &compat_option);
-	if (rc == ESPANK_SUCCESS)
-		rc = spank_option_register(sp, &launcher_option);
-	if (rc == ESPANK_SUCCESS)
-		rc = spank_option_register(sp, &ps_option);
-	if (rc == ESPANK_SUCCESS)
-		rc = spank_option_register(sp, &chief_option);
-	if (rc == ESPANK_SUCCESS)
-		rc = spank_option_register(sp, &evaluator_option);
-	if (rc == ESPANK_SUCCESS)
-		rc = spank_option_register(sp, &npu_isolate_option);
-	if (rc == ESPANK_SUCCESS)
-		rc = spank_option_register(sp, &bind_option);
-	if (rc == ESPANK_SUCCESS)
-		rc = spank_option_register(sp, &explain_option);
+	for (size_t i = 0; rc == ESPANK_SUCCESS && i < sizeof(options) / sizeof(options[0]); i++)
+		rc = spank_option_register(sp, options[i]);
 	if (rc != ESPANK_SUCCESS) {
 		slurm_error("dist: cannot register its options: %s", spank_strerror(rc));
 		return -1;
