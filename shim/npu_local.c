@@ -15,12 +15,14 @@
 uint16_t npu_hccl_base_port(const struct dist_port_range *range)
 {
 	uint32_t jobid, stepid, blocks = ((uint32_t)range->hi - range->lo + 1) / HCCL_PORTS;
+	/* Blocks of HCCL_PORTS ports, spread by job and step as master ports are. */
+	const struct dist_port_range block_range = {0, (uint16_t)(blocks ? blocks - 1 : 0)};
 
 	wireup_step_ids(&jobid, &stepid);
 	if (blocks == 0)
 		return range->lo;
-	return (uint16_t)(range->lo + (((uint64_t)jobid * 2654435761u + stepid + 0x4000) % blocks) *
-	                                      HCCL_PORTS);
+	return (uint16_t)(range->lo +
+	                  dist_port_first(&block_range, jobid, stepid + 0x4000) * HCCL_PORTS);
 }
 
 static int read_file(const char *path, char *buf, size_t len, struct dist_err *err)
