@@ -177,36 +177,40 @@ static int run_launcher_form(const struct cli *cli, const struct dist_world *w, 
 	return status;
 }
 
-/* Binding is an optimisation: when it cannot be done the task still runs,
- * unbound, and says so. The launcher form is not bound: the launcher's
- * processes would all inherit its share. */
-static void bind(const struct cli *cli, const struct dist_world *w)
+/* The launcher form is not bound: the launcher's processes would all
+ * inherit its share. */
+static bool binds(const struct cli *cli)
 {
-	struct dist_err err = {{0}};
-	struct stepdir share;
-	uint32_t jobid, stepid;
-	bool shared;
-
-	if (cli->bind == BIND_NONE || cli->launcher)
-		return;
-	/* One topology discovery a node, shared in the step's directory. */
-	wireup_step_ids(&jobid, &stepid);
-	shared = stepdir_open(jobid, stepid, &share, &err) == 0;
-	if (bind_task(w, shared ? &share : NULL, cli->explain, &err))
-		fprintf(stderr, "dist-shim: warning: not binding this task: %s\n", err.msg);
-	if (shared)
-		close(share.fd);
+	return cli->bind != DIST_BIND_NONE && !cli->launcher;
 }
 
-/* Opens the step's private directory when the mode writes files. */
-static int open_step_dir(const struct plan *plan, struct stepdir *dir, struct dist_err *err)
+/* Binding is an optimisation: when it cannot be done the task still runs,
+ * unbound, and says so. SHARE (when open) is where the node's tasks share
+ * one topology discovery. */
+static void bind(const struct cli *cli, const struct dist_world *w, const struct stepdir *share)
+{
+	struct dist_err err = {{0}};
+
+	if (binds(cli) && bind_task(w, share->fd >= 0 ? share : NULL, cli->explain, &err))
+		fprintf(stderr, "dist-shim: warning: not binding this task: %s\n", err.msg);
+}
+
+/* Opens the step's private directory, once, for the mode's files (which
+ * cannot do without it) and for binding (which can). */
+static int open_step_dir(const struct cli *cli, const struct plan *plan, struct stepdir *dir,
+                         struct dist_err *err)
 {
 	uint32_t jobid, stepid;
+	struct dist_err ignored;
 
-	if (!plan->mode->build_files)
+	if (!plan->mode->build_files && !binds(cli))
 		return 0;
 	wireup_step_ids(&jobid, &stepid);
-	return stepdir_open(jobid, stepid, dir, err);
+	if (plan->mode->build_files)
+		return stepdir_open(jobid, stepid, dir, err);
+	if (stepdir_open(jobid, stepid, dir, &ignored))
+		dir->fd = -1;
+	return 0;
 }
 
 /* The node's first task writes the mode's files; the others wait for them,
@@ -242,19 +246,19 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 	enum wireup_result result;
 
 	arm_watchdog(cli->timeout_s);
-	if (!local_failure && open_step_dir(plan, &dir, &dir_err)) {
+	if (!local_failure && open_step_dir(cli, plan, &dir, &dir_err)) {
 		local_failure = dir_err.msg;
 		failure_rc = EXIT_WIREUP;
 	}
 	result = wire_up(cli, plan, local_failure, &world, &err);
-	if (dir.fd >= 0)
+	if (dir.fd >= 0 && plan->mode->build_files)
 		world.step_dir = dir.path;
 	if (result == WIREUP_OK && cli->launcher && check_launcher_form(&world, &err))
 		result = WIREUP_FAILED;
 	if (result == WIREUP_OK && export_contract(plan, &world, &err))
 		result = WIREUP_FAILED;
 	if (result == WIREUP_OK)
-		bind(cli, &world);
+		bind(cli, &world, &dir);
 	/* After the fence, a failure here is this task's alone. */
 	if (result == WIREUP_OK && place_files(plan, &world, &dir, cli->timeout_s, &err))
 		result = WIREUP_FAILED_UNSHARED;
