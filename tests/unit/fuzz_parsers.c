@@ -8,10 +8,13 @@
 #include <string.h>
 
 #include "config.h"
+#include "dist_bind.h"
 #include "dist_net.h"
 #include "dist_npu.h"
 #include "dist_port.h"
 #include "dist_profile.h"
+#include "dist_rdma.h"
+#include "dist_roles.h"
 #include "dist_slurmenv.h"
 
 #define ROUNDS 200000
@@ -111,6 +114,16 @@ static void fuzz_others(const char *in)
 	dist_hccn_lookup(in, ids, 4, npus, &err);
 	dist_config_parse(1, argv, "/usr/bin/dist-shim", &cfg, &err);
 	dist_is_multi_prog_argv(2, (char *[]){"x", (char *)in, NULL});
+	{
+		struct dist_gid gids[8];
+		enum dist_bind_policy policy;
+		uint32_t ps;
+
+		dist_gids_parse_show_gids(in, "mlx5_0", gids, 8, &n, &err);
+		dist_bind_policy_parse("--dist-bind", in, &policy, &err);
+		if (dist_roles_parse_ps("--dist-ps", in, &ps, &err) == 0)
+			check(ps <= 100000, "ps bound", in);
+	}
 }
 
 int main(void)
@@ -118,19 +131,23 @@ int main(void)
 	static const char *const alphabets[] = {
 	        "0123456789.,=/-:x() \n", "eth0=1234567890./,", "address_0123=.,\n\r# ",
 	        "abcdefghijklmnopqrstuvwxyz_,=/0123456789", "\x01\xff\"\\%s%n{}[]\t "};
-	static const char *const seeds[] = {"eth0=10.77.0.1/24,docker0=172.17.0.1/16",
-	                                    "0=192.168.100.1,1=192.168.101.1",
-	                                    "20000-31999",
-	                                    "2(x3),1",
-	                                    "tione,kubeflow",
-	                                    "address_0=192.168.100.1\naddress_1=1.2.3.4",
-	                                    "port_range=24000-24999",
-	                                    "0-3 env\n* hostname\n"};
+	static const char *const seeds[] = {
+	        "eth0=10.77.0.1/24,docker0=172.17.0.1/16",
+	        "0=192.168.100.1,1=192.168.101.1",
+	        "20000-31999",
+	        "2(x3),1",
+	        "tione,kubeflow",
+	        "address_0=192.168.100.1\naddress_1=1.2.3.4",
+	        "port_range=24000-24999",
+	        "0-3 env\n* hostname\n",
+	        "mlx5_0\t1\t3\t0000:0000:0000:0000:0000:ffff:0a4d:0001\t10.77.0.1\tv2\tens1f0\n"};
 	char in[MAXLEN + 1];
 	long runs = 0;
 
 	for (int r = 0; r < ROUNDS; r++) {
-		make_input(in, alphabets[next_random() % 5], seeds[next_random() % 8]);
+		make_input(in,
+		           alphabets[next_random() % (sizeof(alphabets) / sizeof(alphabets[0]))],
+		           seeds[next_random() % (sizeof(seeds) / sizeof(seeds[0]))]);
 		fuzz_addr_list(in);
 		fuzz_npus(in);
 		fuzz_others(in);
