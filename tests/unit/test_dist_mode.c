@@ -93,11 +93,14 @@ static void test_validate_rejects_naming_valid_modes(void **state)
 
 	(void)state;
 	assert_int_equal(dist_mode_validate("bogus", &err), -1);
-	assert_string_equal(err.msg, "invalid --dist-mode 'bogus': valid modes are none|ddp|mpi|ps|ascend");
+	assert_string_equal(err.msg,
+	                    "invalid --dist-mode 'bogus': valid modes are none|ddp|mpi|ps|ascend");
 	assert_int_equal(dist_mode_validate("ray", &err), -1);
-	assert_string_equal(err.msg, "invalid --dist-mode 'ray': valid modes are none|ddp|mpi|ps|ascend");
+	assert_string_equal(err.msg,
+	                    "invalid --dist-mode 'ray': valid modes are none|ddp|mpi|ps|ascend");
 	assert_int_equal(dist_mode_validate(NULL, &err), -1);
-	assert_string_equal(err.msg, "invalid --dist-mode '': valid modes are none|ddp|mpi|ps|ascend");
+	assert_string_equal(err.msg,
+	                    "invalid --dist-mode '': valid modes are none|ddp|mpi|ps|ascend");
 }
 
 int main(void)

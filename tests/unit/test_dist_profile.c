@@ -12,7 +12,8 @@
 #include "dist_profile.h"
 
 #define INVALID_MSG(list)                                                                          \
-	"invalid --dist-compat '" list "': valid profiles are modelarts|tione|azureml|kubeflow|mindspore, "  \
+	"invalid --dist-compat '" list                                                             \
+	"': valid profiles are modelarts|tione|azureml|kubeflow|mindspore, "                       \
 	"comma-separated"
 
 /* Two nodes, four tasks and two GPUs each. */
@@ -579,8 +580,10 @@ static const struct dist_profile_var per_task_vars[] = {
         {"RANK", SRC_RANK},
         {"WORLD_SIZE", SRC_WORLD_SIZE},
 };
-static const struct dist_profile per_node = {"pernode", "Per node", per_node_vars, 2, NULL, 0, "ddp"};
-static const struct dist_profile per_task = {"pertask", "Per task", per_task_vars, 3, NULL, 0, "ddp"};
+static const struct dist_profile per_node = {"pernode", "Per node", per_node_vars, 2,
+                                             NULL,      0,          "ddp"};
+static const struct dist_profile per_task = {"pertask", "Per task", per_task_vars, 3,
+                                             NULL,      0,          "ddp"};
 
 static void test_env_conflict_names_both_profiles(void **state)
 {
