@@ -363,11 +363,15 @@ start_slurmd() {
 	# nsenter, not `ip netns exec`: the latter remounts /sys and slurmd then
 	# finds no /sys/fs/cgroup. Own UTS namespace (hostname = node name) and own
 	# mount namespace with a private /tmp (PMIx's files in /tmp would collide
-	# between nodes); private propagation keeps the mount out of the host.
+	# between nodes) and a private /dev/shm (as on real nodes; Open MPI's
+	# shared-memory segments of different "nodes" must not meet); private
+	# propagation keeps the mounts out of the host.
 	# shellcheck disable=SC2016 # $1..$3 are the inner shell's arguments
 	timeout 30 nsenter --net="/var/run/netns/$ns" -- \
 		unshare --uts --mount --propagation private -- \
-		/bin/sh -c 'hostname "$1" && mount --bind "$2" /tmp && exec slurmd -N "$1" -f "$3"' \
+		/bin/sh -c 'hostname "$1" && mount --bind "$2" /tmp &&
+			mount -t tmpfs -o mode=1777,size=256m tmpfs /dev/shm &&
+			exec slurmd -N "$1" -f "$3"' \
 		sh "$n" "$TC_DIR/tmp/$n" "$CONF" ||
 		{ show_logs; die "slurmd $n failed to start; see $TC_DIR/log/slurmd.$n.log"; }
 }
