@@ -2,6 +2,7 @@
  * from the variables Slurm sets in every task. With no exchange, every task
  * computes the same port from the job and step ids, and the master address
  * is the address Slurm itself uses for rank 0's node (its NodeAddr). */
+#include <errno.h>
 #include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "dist_slurmenv.h"
 #include "msg.h"
 #include "netlocal.h"
+#include "slurm_compat.h"
 #include "wireup.h"
 
 bool wireup_slurm_available(void)
@@ -96,15 +98,20 @@ static int address_of(const node_info_msg_t *msg, const char *node, char *addr_o
 /* Asks slurmctld about NODE (NULL: every node) in one RPC. */
 static int load_nodes(const char *node, node_info_msg_t **msg, struct dist_err *err)
 {
-	int rc = node ? slurm_load_node_single(msg, (char *)node, SHOW_ALL)
-	              : slurm_load_node((time_t)0, msg, SHOW_ALL);
+	int rc;
+
+	/* From 23.x libslurm finds its plugins (auth, serializer) only after
+	 * slurm_init; 22.05 tolerates it too. */
+	slurm_init(NULL);
+	rc = node ? slurm_load_node_single(msg, (char *)node, SHOW_ALL)
+	          : slurm_load_node((time_t)0, msg, SHOW_ALL);
 
 	if (rc != SLURM_SUCCESS || !*msg)
 		return dist_err_set(
 		        err,
 		        "cannot ask slurmctld for node addresses (%s); export MASTER_ADDR "
 		        "or launch with --mpi=pmix",
-		        slurm_strerror(slurm_get_errno()));
+		        slurm_strerror(errno));
 	return 0;
 }
 
@@ -117,7 +124,7 @@ static int fill_node_table(struct dist_world *w, const uint32_t *counts,
 {
 	static struct dist_node *table;
 	node_info_msg_t *msg = NULL;
-	hostlist_t hl = NULL;
+	dist_hostlist hl = NULL;
 	int rc = -1;
 
 	free(table);
@@ -162,7 +169,7 @@ out:
 /* First node of the step, where Slurm puts rank 0. */
 static int first_node(char *name, size_t len, struct dist_err *err)
 {
-	hostlist_t hl = slurm_hostlist_create(getenv("SLURM_STEP_NODELIST"));
+	dist_hostlist hl = slurm_hostlist_create(getenv("SLURM_STEP_NODELIST"));
 	char *first = hl ? slurm_hostlist_shift(hl) : NULL;
 	int rc = 0;
 

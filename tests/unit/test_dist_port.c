@@ -90,7 +90,9 @@ static void test_first_stays_in_range(void **state)
 			for (size_t s = 0; s < sizeof(ids) / sizeof(ids[0]); s++) {
 				uint16_t port = dist_port_first(&ranges[r], ids[j], ids[s]);
 
-				assert_in_range(port, ranges[r].lo, ranges[r].hi);
+				/* cmocka 2 deprecates assert_in_range; this reads the same in 1.x
+				 */
+				assert_true(port >= ranges[r].lo && port <= ranges[r].hi);
 			}
 }
 

@@ -1,0 +1,16 @@
+/* The few libslurm API differences between the supported releases (22.05,
+ * 24.11, 26.05), in one place. CMake probes the headers (slurm_probe.cmake). */
+#ifndef SHIM_SLURM_COMPAT_H
+#define SHIM_SLURM_COMPAT_H
+
+#include <slurm/slurm.h>
+
+/* Slurm 23.11 made hostlist_t the struct itself (functions take a pointer);
+ * before, hostlist_t was already the pointer. */
+#ifdef DIST_HOSTLIST_IS_STRUCT
+typedef hostlist_t *dist_hostlist;
+#else
+typedef hostlist_t dist_hostlist;
+#endif
+
+#endif

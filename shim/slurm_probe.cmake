@@ -1,0 +1,11 @@
+# Which libslurm API this release has (see slurm_compat.h).
+include(CheckCSourceCompiles)
+set(CMAKE_REQUIRED_INCLUDES ${SLURM_INCLUDE_DIR})
+set(CMAKE_REQUIRED_FLAGS "-Werror")
+check_c_source_compiles("
+#include <stdint.h>
+#include <slurm/slurm.h>
+int main(void) { hostlist_t *hl = slurm_hostlist_create(\"a\"); return hl == 0; }"
+  DIST_HOSTLIST_IS_STRUCT)
+unset(CMAKE_REQUIRED_FLAGS)
+unset(CMAKE_REQUIRED_INCLUDES)
