@@ -1,25 +1,35 @@
 #!/bin/bash
-# Installs, from Debian 12's packages, everything slurm-dist needs to build,
-# to run its tests and to bring up the local test cluster. Run as root.
+# Installs, from Debian's packages, everything slurm-dist needs to build, to
+# run its tests and to bring up the local test cluster. Run as root.
+#   install-deps.sh          install what is missing on this machine
+#   install-deps.sh --list   print the packages a test root file system of
+#                            another release needs (contrib/release/rootfs.sh)
 set -euo pipefail
 
 packages=(
 	# build
 	cmake gcc make pkg-config
-	libslurm-dev libpmix-dev libhwloc-dev libibverbs-dev libcmocka-dev libjansson-dev
+	libslurm-dev libpmix-dev libpmi2-0-dev libhwloc-dev libibverbs-dev libcmocka-dev libjansson-dev
 	# local test cluster
 	slurm-wlm slurmctld slurmd slurm-client munge iproute2 util-linux procps
 	# real clients used by the integration tests
 	python3 python3-torch python3-numpy python3-mpi4py openmpi-bin libopenmpi-dev
 )
+# Only on the machine that runs the suite: it builds the other releases' root
+# file systems.
+host_packages=(mmdebstrap)
 
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' "${packages[@]}"
+	exit 0
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: error: run as root (it calls apt-get)" >&2
 	exit 1
 fi
 
 missing=()
-for p in "${packages[@]}"; do
+for p in "${packages[@]}" "${host_packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ "${#missing[@]}" -eq 0 ]; then
