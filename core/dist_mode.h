@@ -31,10 +31,11 @@ struct dist_mode {
 	const char *summary;
 	/* Needs dist_world.nodes (every node's address, tasks and GPUs). */
 	bool needs_nodes;
-	/* The program wires itself up through PMIx (MPI_Init). Under Slurm
-	 * 22.05's PMIx server a rank can connect only once: a program that
-	 * connects after the shim did fails, so the shim must not use PMIx. */
-	bool program_uses_pmix;
+	/* The program wires itself up through the step's PMI, whichever Slurm
+	 * gives it (PMIx or PMI2, MPI_Init). Under Slurm 22.05's PMIx server a
+	 * rank can connect only once, and a PMI2 connection (PMI_FD) the shim
+	 * consumed is gone for the program: the shim must use neither. */
+	bool program_uses_pmi;
 	/* Needs dist_world.tasks: an address and a free port for every task,
 	 * which only an exchange (PMIx) can give. */
 	bool needs_tasks;

@@ -118,7 +118,7 @@ const struct dist_mode dist_mode_mpi = {
         .name = "mpi",
         .summary = "MPI/Horovod/DeepSpeed: hostfiles, NODE_IP_SLOT_LIST, interface variables",
         .needs_nodes = true,
-        .program_uses_pmix = true,
+        .program_uses_pmi = true,
         .build_env = mpi_build_env,
         .build_files = mpi_build_files,
 };

@@ -85,7 +85,7 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 	w->roles = plan->roles;
 	w->npu_isolate = cli->npu_isolate;
 	w->hccl_base_port = npu_hccl_base_port(&req.ports);
-	if (wireup_pmix_available() && !plan->mode->program_uses_pmix)
+	if (wireup_pmix_available() && !plan->mode->program_uses_pmi)
 		return wireup_pmix(&req, local_failure, w, err);
 	if (!local_failure && (req.needs_tasks || req.node_extra)) {
 		snprintf(bad_request.msg, sizeof(bad_request.msg),
