@@ -11,6 +11,7 @@
 #include "dist_bind.h"
 #include "dist_net.h"
 #include "dist_npu.h"
+#include "dist_pmimap.h"
 #include "dist_port.h"
 #include "dist_profile.h"
 #include "dist_rdma.h"
@@ -91,6 +92,25 @@ static void fuzz_npus(const char *in)
 		check(a[i].id == b[i].id && strcmp(a[i].ip, b[i].ip) == 0, "npus same", in);
 }
 
+/* Whatever mapping is accepted for SIZE ranks formats and parses back to
+ * the same nodes. */
+static void fuzz_pmi_mapping(const char *in, uint32_t size)
+{
+	uint32_t a[64], b[64], na, nb;
+	struct dist_err err;
+	char text[4096];
+
+	if (dist_pmi_mapping_parse(in, size, a, &na, &err) != 0)
+		return;
+	check(na >= 1 && na <= size, "mapping node count", in);
+	check(dist_pmi_mapping_format(a, size, text, sizeof(text), &err) == 0, "mapping format",
+	      in);
+	check(dist_pmi_mapping_parse(text, size, b, &nb, &err) == 0 && nb == na,
+	      "mapping round trip", in);
+	for (uint32_t r = 0; r < size && nb == na; r++)
+		check(a[r] == b[r], "mapping same", in);
+}
+
 static void fuzz_others(const char *in)
 {
 	const struct dist_profile *profiles[DIST_PROFILES_MAX];
@@ -128,14 +148,19 @@ static void fuzz_others(const char *in)
 
 int main(void)
 {
-	static const char *const alphabets[] = {
-	        "0123456789.,=/-:x() \n", "eth0=1234567890./,", "address_0123=.,\n\r# ",
-	        "abcdefghijklmnopqrstuvwxyz_,=/0123456789", "\x01\xff\"\\%s%n{}[]\t "};
+	static const char *const alphabets[] = {"0123456789.,=/-:x() \n",
+	                                        "(vector,0123)",
+	                                        "eth0=1234567890./,",
+	                                        "address_0123=.,\n\r# ",
+	                                        "abcdefghijklmnopqrstuvwxyz_,=/0123456789",
+	                                        "\x01\xff\"\\%s%n{}[]\t "};
 	static const char *const seeds[] = {
 	        "eth0=10.77.0.1/24,docker0=172.17.0.1/16",
 	        "0=192.168.100.1,1=192.168.101.1",
 	        "20000-31999",
 	        "2(x3),1",
+	        "(vector,(0,3,2))",
+	        "(vector,(0,2,2),(2,1,1),(0,3,1))",
 	        "tione,kubeflow",
 	        "address_0=192.168.100.1\naddress_1=1.2.3.4",
 	        "port_range=24000-24999",
@@ -151,6 +176,7 @@ int main(void)
 		fuzz_addr_list(in);
 		fuzz_npus(in);
 		fuzz_others(in);
+		fuzz_pmi_mapping(in, 1 + next_random() % 64);
 		runs++;
 	}
 	printf("%ld passed, %ld failed\n", runs - failures, failures);
