@@ -79,31 +79,33 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 {
 	struct wireup_request req;
 	struct dist_err bad_request = {{0}};
+	const struct wireup_transport *exchange = wireup_transport_find();
 
 	if (build_request(cli, plan, &req, &bad_request) && !local_failure)
 		local_failure = bad_request.msg;
 	w->roles = plan->roles;
 	w->npu_isolate = cli->npu_isolate;
 	w->hccl_base_port = npu_hccl_base_port(&req.ports);
-	if (wireup_pmix_available() && !plan->mode->program_uses_pmi)
-		return wireup_pmix(&req, local_failure, w, err);
+	if (exchange && !plan->mode->program_uses_pmi)
+		return wireup_exchange(exchange, &req, local_failure, w, err);
 	if (!local_failure && (req.needs_tasks || req.node_extra)) {
 		snprintf(bad_request.msg, sizeof(bad_request.msg),
 		         "--dist-mode=%s gathers what every node finds for it (ports, devices), "
-		         "which only PMIx can carry: launch with --mpi=pmix",
+		         "which only PMIx or PMI2 can carry: launch with --mpi=pmix or "
+		         "--mpi=pmi2",
 		         plan->mode->name);
 		local_failure = bad_request.msg;
 	}
 	if (local_failure) {
 		/* No exchange to tell the others through: only this task stops,
-		 * unless PMIx can end the step for it. */
+		 * unless the step's PMI can end the step for it. */
 		snprintf(err->msg, sizeof(err->msg), "%s", local_failure);
-		return wireup_pmix_available() ? WIREUP_FAILED_UNSHARED : WIREUP_FAILED;
+		return exchange ? WIREUP_FAILED_UNSHARED : WIREUP_FAILED;
 	}
 	if (wireup_slurm_available())
 		return wireup_slurm(&req, w, err) ? WIREUP_FAILED : WIREUP_OK;
 	dist_err_set(err, "not inside a Slurm step or PMIx launch: run under srun (e.g. srun "
-	                  "--mpi=pmix dist-shim ...)");
+	                  "--mpi=pmix or --mpi=pmi2 dist-shim ...)");
 	return WIREUP_FAILED;
 }
 
@@ -136,7 +138,7 @@ static void report(enum wireup_result result, const struct dist_world *w,
 		return;
 	msg_error("%s", err->msg);
 	if (result == WIREUP_TIMED_OUT || result == WIREUP_FAILED_UNSHARED)
-		wireup_pmix_abort(err->msg);
+		wireup_abort(err->msg);
 }
 
 /* The launcher form runs one launcher per node, rank 0's: refused, on every
@@ -270,7 +272,7 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 		return failure_rc ? failure_rc : EXIT_WIREUP;
 	}
 	alarm(0);
-	wireup_pmix_finalize();
+	wireup_finalize();
 	*out = world;
 	return 0;
 }

@@ -1,6 +1,7 @@
-/* Fills the rank/peer model for this task: from PMIx when the task has a
- * PMIx server (one fence carries what rank 0's node must tell the others),
- * otherwise from the variables Slurm sets in every task. */
+/* Fills the rank/peer model for this task: through the step's PMI when it
+ * has one, PMIx or else Slurm's PMI2 (one fence carries what rank 0's node
+ * must tell the others), otherwise from the variables Slurm sets in every
+ * task. */
 #ifndef SHIM_WIREUP_H
 #define SHIM_WIREUP_H
 
@@ -17,7 +18,7 @@ struct wireup_request {
 	const char *user_master_addr; /* MASTER_ADDR the user exported, or NULL */
 	const char *user_master_port; /* MASTER_PORT the user exported, or NULL */
 	bool needs_nodes;             /* fill dist_world.nodes */
-	bool needs_tasks;             /* fill dist_world.tasks (PMIx only) */
+	bool needs_tasks;             /* fill dist_world.tasks (an exchange only) */
 	/* What a node's first task adds to its node record for the mode (no
 	 * spaces), or NULL; failing stops the step on every node. */
 	int (*node_extra)(const struct dist_world *w, char *buf, size_t len, struct dist_err *err);
@@ -32,17 +33,23 @@ enum wireup_result {
 	WIREUP_TIMED_OUT,       /* the fence failed or the others never all arrived: abort */
 };
 
-bool wireup_pmix_available(void);
+struct wireup_transport;
+
+/* The exchange this task can use: PMIx when it has a PMIx server
+ * (PMIX_NAMESPACE), else Slurm's PMI2 (PMI_FD, srun --mpi=pmi2), else NULL. */
+const struct wireup_transport *wireup_transport_find(void);
 /* LOCAL_FAILURE, when not NULL, says why this task cannot start. It still
  * joins the one fence: a node's first task reports it in its node record,
  * so every task learns of it there and none starts the program; any other
  * task aborts the step after the fence. Nobody waits out the timeout. */
-enum wireup_result wireup_pmix(const struct wireup_request *req, const char *local_failure,
-                               struct dist_world *w, struct dist_err *err);
-/* Ends the whole step at once (after a timeout: someone is stuck). */
-void wireup_pmix_abort(const char *why);
-/* Ends this process's use of PMIx so the user's program can start its own. */
-void wireup_pmix_finalize(void);
+enum wireup_result wireup_exchange(const struct wireup_transport *t,
+                                   const struct wireup_request *req, const char *local_failure,
+                                   struct dist_world *w, struct dist_err *err);
+/* Ends the whole step at once (after a timeout: someone is stuck), through
+ * the exchange this task used or, if none, the one it has. */
+void wireup_abort(const char *why);
+/* Ends this process's use of the PMI so the user's program can start its own. */
+void wireup_finalize(void);
 
 bool wireup_slurm_available(void);
 int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct dist_err *err);

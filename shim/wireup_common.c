@@ -1,9 +1,11 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "dist_slurmenv.h"
 #include "netlocal.h"
 #include "wireup.h"
+#include "wireup_transport.h"
 
 int wireup_user_port(const struct wireup_request *req, uint16_t *port, struct dist_err *err)
 {
@@ -57,4 +59,34 @@ void wireup_step_ids(uint32_t *jobid, uint32_t *stepid)
 		*jobid = hash;
 	if (dist_parse_u32(getenv("SLURM_STEP_ID"), stepid) != 0)
 		*stepid = 0;
+}
+
+void wireup_wait_done(struct wireup_wait *wait, int status)
+{
+	pthread_mutex_lock(&wait->lock);
+	wait->status = status;
+	wait->done = true;
+	pthread_cond_signal(&wait->done_cond);
+	pthread_mutex_unlock(&wait->lock);
+}
+
+int wireup_wait_for(struct wireup_wait *wait, unsigned timeout_s, int *status, struct dist_err *err)
+{
+	struct timespec deadline;
+	bool done;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += timeout_s;
+	pthread_mutex_lock(&wait->lock);
+	while (!wait->done && pthread_cond_timedwait(&wait->done_cond, &wait->lock, &deadline) == 0)
+		;
+	done = wait->done;
+	*status = wait->status;
+	pthread_mutex_unlock(&wait->lock);
+	if (!done)
+		return dist_err_set(err,
+		                    "timed out after %u s waiting for the step's other tasks; one "
+		                    "of them failed or never started (see their errors)",
+		                    timeout_s);
+	return 0;
 }

@@ -1,0 +1,438 @@
+/* The one exchange, whatever PMI carries it: each node's first task puts a
+ * node record (the node's addresses, or why the program cannot start
+ * there), rank 0 also the port it found free; one collecting fence, bounded
+ * by the timeout; then every task reads the same records and so reaches the
+ * same choice. The transports (wireup_transport.h) only move strings. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dist_slurmenv.h"
+#include "msg.h"
+#include "netlocal.h"
+#include "wireup.h"
+#include "wireup_transport.h"
+
+#define KEY_NODE "slurm-dist.node"
+#define KEY_PORT "slurm-dist.port"
+/* A node record is RECORD_OK "GPUS PORTS EXTRA ADDRESSES" (PORTS: one per
+ * task of the node, comma-separated, or "-"; EXTRA: the mode's, or "-"), or
+ * RECORD_FAILED and why. */
+#define RECORD_OK     "ok "
+#define RECORD_FAILED "failed "
+#define RECORD_MAX    2048
+
+/* The transport this task wired up through, for wireup_abort/finalize. */
+static const struct wireup_transport *used;
+
+const struct wireup_transport *wireup_transport_find(void)
+{
+	if (wireup_transport_pmix.available())
+		return &wireup_transport_pmix;
+	if (wireup_transport_pmi2.available())
+		return &wireup_transport_pmi2;
+	return NULL;
+}
+
+/* Rank 0 finds the port: one more thing that can fail before anyone starts. */
+static int put_port(const struct wireup_transport *t, const struct wireup_request *req,
+                    struct dist_err *err)
+{
+	uint32_t jobid, stepid;
+	uint16_t port;
+	char text[16];
+
+	wireup_step_ids(&jobid, &stepid);
+	if (wireup_pick_port(req, jobid, stepid, &port, err))
+		return -1;
+	snprintf(text, sizeof(text), "%u", port);
+	return t->put(KEY_PORT, text, err);
+}
+
+/* Ports for this node's tasks, when the mode gives every task its own:
+ * distinct, free now, from a start apart from the master port's. */
+static int pick_task_ports(const struct wireup_request *req, uint32_t n, char *text, size_t len,
+                           struct dist_err *err)
+{
+	uint32_t jobid, stepid;
+	uint16_t next, port;
+	size_t used_len = 0;
+
+	wireup_step_ids(&jobid, &stepid);
+	next = dist_port_first(&req->ports, jobid, stepid + 0x8000);
+	for (uint32_t i = 0; i < n; i++) {
+		if (dist_port_pick(&req->ports, next, netlocal_port_free, NULL, &port, err))
+			return -1;
+		used_len += (size_t)snprintf(text + used_len, len - used_len, "%s%u", i ? "," : "",
+		                             port);
+		if (used_len >= len)
+			return dist_err_set(err, "too many tasks on this node for the node record");
+		next = port < req->ports.hi ? port + 1 : req->ports.lo;
+	}
+	return 0;
+}
+
+/* The "ok" record of this node in TEXT (LIMIT bytes at most); addresses
+ * that do not fit are left out, so that others pick none of ours. */
+static int format_ok_record(const struct dist_world *w, const char *ports, const char *extra,
+                            const struct dist_addr_list *local, char *text, size_t limit,
+                            struct dist_err *err)
+{
+	struct dist_err ignored;
+	int n = snprintf(text, limit, RECORD_OK "%u %s %s ", w->local_gpus, ports,
+	                 extra[0] ? extra : "-");
+
+	if (n < 0 || (size_t)n >= limit)
+		return dist_err_set(err,
+		                    "this node's record (ports, devices) is longer than the "
+		                    "%zu bytes the exchange carries",
+		                    limit - 1);
+	if (dist_addr_list_format(local, text + n, limit - (size_t)n, &ignored))
+		text[n] = '\0';
+	return 0;
+}
+
+/* The first task of each node speaks for it (see RECORD_OK), or says why
+ * the program cannot start there: every task of a node runs the same
+ * program with the same environment, so its check stands for all. */
+static void put_node_record(const struct wireup_transport *t, const struct wireup_request *req,
+                            const struct dist_world *w, const struct dist_addr_list *local,
+                            struct dist_err *failure)
+{
+	char text[RECORD_MAX], ports[RECORD_MAX / 4] = "-", extra[RECORD_MAX / 4] = "-";
+	size_t limit = t->max_value < sizeof(text) ? t->max_value : sizeof(text);
+	char host[64] = "?";
+	struct dist_err ignored;
+
+	if (!failure->msg[0] && req->needs_tasks)
+		pick_task_ports(req, w->local_size, ports, sizeof(ports), failure);
+	if (!failure->msg[0] && req->node_extra)
+		req->node_extra(w, extra, sizeof(extra), failure);
+	if (!failure->msg[0])
+		format_ok_record(w, ports, extra, local, text, limit, failure);
+	if (failure->msg[0]) {
+		gethostname(host, sizeof(host) - 1);
+		snprintf(text, limit, RECORD_FAILED "rank %u on %s: %s", w->rank, host,
+		         failure->msg);
+	}
+	t->put(KEY_NODE, text, &ignored);
+}
+
+static int read_port(const struct wireup_transport *t, const struct wireup_request *req,
+                     struct dist_world *w, struct dist_err *err)
+{
+	char text[16];
+	uint32_t port;
+
+	if (wireup_user_port(req, &w->master_port, err))
+		return -1;
+	if (w->master_port)
+		return 0;
+	if (t->get(0, KEY_PORT, req->timeout_s, text, sizeof(text), err))
+		return -1;
+	if (dist_parse_u32(text, &port) || port == 0 || port > 65535)
+		return dist_err_set(err, "rank 0 published a malformed port '%s'", text);
+	w->master_port = (uint16_t)port;
+	return 0;
+}
+
+static int compare_leaders(const void *a, const void *b)
+{
+	uint32_t x = ((const struct wireup_node *)a)->ranks[0],
+	         y = ((const struct wireup_node *)b)->ranks[0];
+
+	return x < y ? -1 : x > y;
+}
+
+/* The step's nodes ordered by their first rank, the one that put its
+ * record: rank 0's node first. */
+static int list_nodes(const struct wireup_transport *t, const struct dist_world *w,
+                      struct wireup_node *nodes, uint32_t *count, struct dist_err *err)
+{
+	if (t->layout(w, nodes, w->nnodes, count, err))
+		return -1;
+	for (uint32_t i = 0; i < *count; i++)
+		if (nodes[i].ntasks == 0 || !nodes[i].ranks)
+			return dist_err_set(err, "%s lists a node without tasks", t->name);
+	qsort(nodes, *count, sizeof(*nodes), compare_leaders);
+	if (*count == 0 || nodes[0].ranks[0] != 0)
+		return dist_err_set(err, "%s does not list rank 0's node", t->name);
+	return 0;
+}
+
+/* Cuts the next space-separated field off *P. */
+static char *next_field(char **p)
+{
+	char *field = *p, *space = strchr(*p, ' ');
+
+	if (!space)
+		return NULL;
+	*space = '\0';
+	*p = space + 1;
+	return field;
+}
+
+/* Parses BODY, an "ok" record without its prefix: "GPUS PORTS EXTRA ADDRESSES". */
+static int parse_ok_record(char *body, uint32_t *gpus, char **ports, char **extra,
+                           struct dist_addr_list *addrs, struct dist_err *err)
+{
+	char *p = body, *gpu_text = next_field(&p), *port_text = next_field(&p);
+	char *extra_text = next_field(&p);
+
+	if (!gpu_text || !port_text || !extra_text || dist_parse_u32(gpu_text, gpus))
+		return -1;
+	*ports = strdup(port_text);
+	*extra = strdup(extra_text);
+	if (!*ports || !*extra)
+		return -1;
+	return dist_addr_list_parse(p, addrs, err);
+}
+
+/* Reads one node's record; a failed node ends the reading. */
+static enum wireup_result read_node_record(const struct wireup_transport *t,
+                                           const struct wireup_request *req, uint32_t leader,
+                                           struct dist_addr_list *addrs, uint32_t *gpus,
+                                           char **ports, char **extra, struct dist_err *err)
+{
+	char text[RECORD_MAX];
+
+	if (t->get(leader, KEY_NODE, req->timeout_s, text, sizeof(text), err))
+		return WIREUP_FAILED;
+	if (strncmp(text, RECORD_FAILED, strlen(RECORD_FAILED)) == 0) {
+		dist_err_set(err, "not starting: %s", text + strlen(RECORD_FAILED));
+		return WIREUP_PEER_FAILED;
+	}
+	if (strncmp(text, RECORD_OK, strlen(RECORD_OK)) != 0 ||
+	    parse_ok_record(text + strlen(RECORD_OK), gpus, ports, extra, addrs, err)) {
+		dist_err_set(err, "rank %u published a malformed node record", leader);
+		return WIREUP_FAILED;
+	}
+	return WIREUP_OK;
+}
+
+/* Every node's record, in node order. */
+struct records {
+	struct wireup_node *nodes;
+	struct dist_addr_list *addrs;
+	uint32_t *gpus;
+	char **ports;  /* each node's PORTS field (malloc'd) */
+	char **extras; /* each node's EXTRA field (malloc'd) */
+	uint32_t count;
+};
+
+static enum wireup_result read_records(const struct wireup_transport *t,
+                                       const struct wireup_request *req, const struct dist_world *w,
+                                       struct records *r, struct dist_err *err)
+{
+	enum wireup_result result = WIREUP_OK;
+
+	if (list_nodes(t, w, r->nodes, &r->count, err))
+		return WIREUP_FAILED;
+	for (uint32_t i = 0; i < r->count && result == WIREUP_OK; i++)
+		result = read_node_record(t, req, r->nodes[i].ranks[0], &r->addrs[i], &r->gpus[i],
+		                          &r->ports[i], &r->extras[i], err);
+	return result;
+}
+
+/* Every node's ranks, node after node, and what its first task reported
+ * for the mode; the world keeps pointing at them after the records go. */
+static int fill_node_ranks(const struct records *r, struct dist_world *w, struct dist_err *err)
+{
+	static uint32_t *ranks;
+	static char **extras;
+	static uint32_t nextras;
+	uint32_t used = 0;
+
+	free(ranks);
+	for (uint32_t i = 0; extras && i < nextras; i++)
+		free(extras[i]);
+	free(extras);
+	ranks = calloc(w->size ? w->size : 1, sizeof(*ranks));
+	extras = calloc(r->count ? r->count : 1, sizeof(*extras));
+	nextras = r->count;
+	if (!ranks || !extras)
+		return dist_err_set(err, "out of memory");
+	for (uint32_t i = 0; i < r->count; i++) {
+		for (uint32_t j = 0; j < r->nodes[i].ntasks && used < w->size; j++)
+			ranks[used++] = r->nodes[i].ranks[j];
+		extras[i] = r->extras[i] ? strdup(r->extras[i]) : NULL;
+	}
+	w->ranks_by_node = ranks;
+	w->node_extras = (const char *const *)extras;
+	return 0;
+}
+
+/* The node table modes that describe every node (hostfiles...) need. */
+static int fill_node_table(const struct records *r, struct dist_world *w, struct dist_err *err)
+{
+	static struct dist_node *table;
+	struct dist_ifaddr chosen;
+
+	free(table);
+	table = calloc(r->count, sizeof(*table));
+	if (!table)
+		return dist_err_set(err, "out of memory");
+	for (uint32_t i = 0; i < r->count; i++) {
+		if (dist_choose_node_addr(r->addrs, r->count, i, &chosen, err))
+			return -1;
+		dist_ipv4_format(chosen.addr, table[i].addr);
+		table[i].prefix = chosen.prefix;
+		table[i].ntasks = r->nodes[i].ntasks;
+		table[i].gpus = r->gpus[i];
+	}
+	w->nodes = table;
+	return fill_node_ranks(r, w, err);
+}
+
+/* The task table: every task's node address and the port its node's first
+ * task picked for it (the Nth port for the node's Nth rank). */
+static int fill_task_table(const struct records *r, struct dist_world *w, struct dist_err *err)
+{
+	static struct dist_task *table;
+
+	free(table);
+	table = calloc(w->size, sizeof(*table));
+	if (!table)
+		return dist_err_set(err, "out of memory");
+	for (uint32_t i = 0; i < r->count; i++) {
+		const char *p = r->ports[i];
+
+		for (uint32_t j = 0; j < r->nodes[i].ntasks; j++) {
+			uint32_t rank = r->nodes[i].ranks[j], port;
+			char *end;
+
+			if (rank >= w->size || dist_parse_u32_prefix(p, &port, &end) ||
+			    port > 65535)
+				return dist_err_set(err, "rank %u published no port for rank %u",
+				                    r->nodes[i].ranks[0], rank);
+			snprintf(table[rank].addr, sizeof(table[rank].addr), "%s",
+			         w->nodes[i].addr);
+			table[rank].port = (uint16_t)port;
+			p = *end == ',' ? end + 1 : end;
+		}
+	}
+	w->tasks = table;
+	return 0;
+}
+
+static int alloc_records(struct records *r, uint32_t nnodes)
+{
+	size_t n = nnodes ? nnodes : 1;
+
+	r->count = 0;
+	r->nodes = calloc(n, sizeof(*r->nodes));
+	r->addrs = calloc(n, sizeof(*r->addrs));
+	r->gpus = calloc(n, sizeof(*r->gpus));
+	r->ports = calloc(n, sizeof(*r->ports));
+	r->extras = calloc(n, sizeof(*r->extras));
+	return r->nodes && r->addrs && r->gpus && r->ports && r->extras ? 0 : -1;
+}
+
+static void free_records(struct records *r, uint32_t nnodes)
+{
+	for (uint32_t i = 0; r->nodes && i < nnodes; i++)
+		free(r->nodes[i].ranks);
+	for (uint32_t i = 0; r->ports && i < nnodes; i++)
+		free(r->ports[i]);
+	for (uint32_t i = 0; r->extras && i < nnodes; i++)
+		free(r->extras[i]);
+	free(r->extras);
+	free(r->nodes);
+	free(r->addrs);
+	free(r->gpus);
+	free(r->ports);
+}
+
+/* Everything a task needs from the fence: did every node get ready, the
+ * port, rank 0's address all nodes reach, and the node table if asked. */
+static enum wireup_result read_exchange(const struct wireup_transport *t,
+                                        const struct wireup_request *req, struct dist_world *w,
+                                        struct dist_err *err)
+{
+	struct records r;
+	struct dist_ifaddr chosen;
+	enum wireup_result result = WIREUP_FAILED;
+
+	if (alloc_records(&r, w->nnodes)) {
+		dist_err_set(err, "out of memory");
+	} else {
+		result = read_records(t, req, w, &r, err);
+		if (result == WIREUP_OK && read_port(t, req, w, err))
+			result = WIREUP_FAILED;
+		if (result == WIREUP_OK && req->user_master_addr)
+			snprintf(w->master_addr, sizeof(w->master_addr), "%s",
+			         req->user_master_addr);
+		else if (result == WIREUP_OK &&
+		         dist_choose_node_addr(r.addrs, r.count, 0, &chosen, err))
+			result = WIREUP_FAILED;
+		else if (result == WIREUP_OK)
+			dist_ipv4_format(chosen.addr, w->master_addr);
+		if (result == WIREUP_OK && (req->needs_nodes || req->needs_tasks) &&
+		    fill_node_table(&r, w, err))
+			result = WIREUP_FAILED;
+		if (result == WIREUP_OK && req->needs_tasks && fill_task_table(&r, w, err))
+			result = WIREUP_FAILED;
+	}
+	free_records(&r, w->nnodes);
+	return result;
+}
+
+/* This task's reason not to start, if it finds one before the fence. */
+static void prepare_contribution(const struct wireup_transport *t, const struct wireup_request *req,
+                                 const struct dist_world *w, struct dist_addr_list *local,
+                                 struct dist_err *mine)
+{
+	if (mine->msg[0] == '\0' && w->rank == 0 && !req->user_master_port)
+		put_port(t, req, mine);
+	if (mine->msg[0] == '\0')
+		netlocal_addrs(local, mine);
+	if (w->local_rank == 0)
+		put_node_record(t, req, w, local, mine);
+}
+
+enum wireup_result wireup_exchange(const struct wireup_transport *t,
+                                   const struct wireup_request *req, const char *local_failure,
+                                   struct dist_world *w, struct dist_err *err)
+{
+	struct dist_addr_list local = {.count = 0};
+	struct dist_err mine = {{0}};
+	enum wireup_result result;
+
+	used = t;
+	if (t->init(w, err))
+		return WIREUP_FAILED;
+	w->local_gpus = wireup_local_gpus();
+	msg_set_rank(w->rank); /* errors from here on name the rank */
+	if (local_failure)
+		snprintf(mine.msg, sizeof(mine.msg), "%s", local_failure);
+	prepare_contribution(t, req, w, &local, &mine);
+	if (t->commit(err))
+		return WIREUP_FAILED;
+	if (t->fence(req->timeout_s, err))
+		return WIREUP_TIMED_OUT;
+	if (mine.msg[0]) {
+		*err = mine;
+		/* Only a node's first task tells the others; anyone else must abort. */
+		return w->local_rank == 0 ? WIREUP_FAILED : WIREUP_FAILED_UNSHARED;
+	}
+	result = read_exchange(t, req, w, err);
+	if (result == WIREUP_OK)
+		wireup_find_master_ifname(w, &local);
+	return result;
+}
+
+void wireup_abort(const char *why)
+{
+	const struct wireup_transport *t = used ? used : wireup_transport_find();
+
+	if (t)
+		t->abort(why);
+}
+
+void wireup_finalize(void)
+{
+	if (used)
+		used->finalize();
+	used = NULL;
+}
