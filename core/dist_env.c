@@ -87,6 +87,19 @@ const char *dist_env_get(const struct dist_env *env, const char *name)
 	return var ? var->value : NULL;
 }
 
+void dist_env_unset(struct dist_env *env, const char *name)
+{
+	struct dist_env_var *var = find_var(env, name);
+
+	if (!var)
+		return;
+	free(var->name);
+	free(var->value);
+	/* Keeps the order of the others: the golden files and --explain print it. */
+	memmove(var, var + 1, (size_t)(&env->vars[env->count] - (var + 1)) * sizeof(*var));
+	env->count--;
+}
+
 int dist_env_export(const struct dist_env *env, struct dist_err *err)
 {
 	for (size_t i = 0; i < env->count; i++)

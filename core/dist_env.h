@@ -34,6 +34,9 @@ int dist_env_setf(struct dist_env *env, struct dist_err *err, const char *name, 
 int dist_env_replace(struct dist_env *env, const char *name, const char *value,
                      struct dist_err *err);
 
+/* Removes NAME if set. */
+void dist_env_unset(struct dist_env *env, const char *name);
+
 /* Value of NAME, or NULL. */
 const char *dist_env_get(const struct dist_env *env, const char *name);
 

@@ -202,6 +202,23 @@ int dist_profiles_select_mode(const struct dist_profile **list, size_t count, co
 	return 0;
 }
 
+bool dist_source_same_for_all(enum dist_source source)
+{
+	switch (source) {
+	case SRC_RANK:
+	case SRC_WORLD_SIZE: /* the step's tasks, not the launcher's processes */
+	case SRC_LOCAL_RANK:
+	case SRC_NODE_RANK:
+	case SRC_NODE_ADDR:
+	case SRC_TF_ROLE:
+	case SRC_TF_INDEX:
+	case SRC_MS_ROLE:
+		return false;
+	default:
+		return true;
+	}
+}
+
 static bool needs_node_table(enum dist_source source)
 {
 	return source >= SRC_NODE_ADDR;
@@ -425,6 +442,8 @@ int dist_profiles_build_env(const struct dist_profile *const *list, size_t count
 			const char *name = list[p]->vars[i].name;
 			const struct dist_profile *earlier = set_by(setters, nsetters, name);
 
+			if (w->launcher && !dist_source_same_for_all(list[p]->vars[i].source))
+				continue;
 			if (dist_source_render(list[p]->vars[i].source, w, value, sizeof(value),
 			                       err))
 				return -1;
@@ -467,13 +486,15 @@ int dist_profiles_build_args(const struct dist_profile *const *list, size_t coun
 	size_t max = 1;
 	char **argv, value[4096];
 
-	for (size_t p = 0; p < count; p++)
+	/* A launcher's arguments are not the program's: appended to mpirun's
+	 * command line they would reach every process it starts alike. */
+	for (size_t p = 0; p < count && !w->launcher; p++)
 		max += 2 * list[p]->nargs;
 	argv = calloc(max, sizeof(*argv));
 	if (!argv)
 		return dist_err_set(err, "out of memory");
 	*argc = 0;
-	for (size_t p = 0; p < count; p++) {
+	for (size_t p = 0; p < count && !w->launcher; p++) {
 		for (size_t i = 0; i < list[p]->nargs; i++) {
 			const struct dist_profile_arg *arg = &list[p]->args[i];
 

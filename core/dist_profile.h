@@ -80,7 +80,15 @@ const char *dist_profile_choices(void);
 /* True when a profile needs dist_world.nodes. */
 bool dist_profile_needs_nodes(const struct dist_profile *profile);
 
-/* Sets the profiles' variables in ENV over the mode's. Two profiles giving
+/* False for a value that belongs to one task or one node (a rank, an
+ * index, a role, this node's address) or counts the step's tasks: in the
+ * launcher form (dist_world.launcher) it would wrongly reach every process
+ * the launcher starts. */
+bool dist_source_same_for_all(enum dist_source source);
+
+/* Sets the profiles' variables in ENV over the mode's; in the launcher
+ * form only those dist_source_same_for_all (and no arguments, in
+ * dist_profiles_build_args). Two profiles giving
  * one variable different values is an error naming both. */
 int dist_profiles_build_env(const struct dist_profile *const *profiles, size_t count,
                             const struct dist_world *w, struct dist_env *env, struct dist_err *err);

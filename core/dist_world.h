@@ -26,6 +26,14 @@ struct dist_task {
 	uint16_t port;            /* a port its node's first task found free for it */
 };
 
+/* Which Open MPI runtime the task's mpirun belongs to: it decides the
+ * names its launcher reads (see mode_mpi.c). */
+enum dist_ompi {
+	DIST_OMPI_UNKNOWN, /* no Open MPI mpirun on the task's PATH */
+	DIST_OMPI_ORTE,    /* Open MPI 4 (and 3): mpirun beside orted */
+	DIST_OMPI_PRRTE,   /* Open MPI 5 and later: mpirun beside prted */
+};
+
 struct dist_world {
 	uint32_t rank;       /* global rank, 0..size-1 */
 	uint32_t size;       /* tasks in the step */
@@ -56,6 +64,11 @@ struct dist_world {
 	/* The step's private directory on this node, for modes that write
 	 * files (dist_mode.build_files); NULL otherwise. */
 	const char *step_dir;
+	/* The launcher form (--dist-launcher): rank 0 runs a launcher whose
+	 * processes inherit its environment, so the contract holds only what is
+	 * true for all of them (dist_contract_env). */
+	bool launcher;
+	enum dist_ompi ompi; /* mode mpi */
 };
 
 #endif

@@ -65,13 +65,34 @@ static int set_platform_vars(const struct dist_world *w, struct dist_env *env, s
 
 static int set_hostfile_vars(const struct dist_world *w, struct dist_env *env, struct dist_err *err)
 {
-	/* Open MPI 4 (ORTE), Open MPI 5 (PRRTE), MPICH's Hydra, Intel MPI. */
+	/* Open MPI 4 (ORTE), Open MPI 5 and 6 (PRRTE), MPICH's Hydra, Intel MPI. */
 	if (dist_env_setf(env, err, "OMPI_MCA_orte_default_hostfile", "%s/" HOSTFILE_OPENMPI,
 	                  w->step_dir) ||
 	    dist_env_setf(env, err, "PRTE_MCA_prte_default_hostfile", "%s/" HOSTFILE_OPENMPI,
 	                  w->step_dir) ||
 	    dist_env_setf(env, err, "HYDRA_HOST_FILE", "%s/" HOSTFILE_MPICH, w->step_dir) ||
 	    dist_env_setf(env, err, "I_MPI_HYDRA_HOST_FILE", "%s/" HOSTFILE_MPICH, w->step_dir))
+		return -1;
+	return 0;
+}
+
+/* Each Open MPI reads its own names (checked with 4.1, 5.0 and 6.0):
+ * - the MPI library's TCP transport, btl_tcp_if_include, in all of them;
+ * - the launcher's daemons: Open MPI 4 (ORTE) reads oob_tcp_if_include;
+ *   5 and 6 (PRRTE) ignore it in mpirun, and 6 prints a deprecation box on
+ *   every rank for it (PMIx maps it to ptl_tcp_if_include); both read
+ *   PRTE_MCA_prte_if_include, which 4 ignores.
+ * Unknown (no mpirun on the PATH): both, as an Open MPI 4 mpirun reached
+ * some other way still needs its own. The hostfile names are set for every
+ * version (set_hostfile_vars): each ignores the other's silently. */
+static int set_ompi_network_vars(enum dist_ompi ompi, const char *net, struct dist_env *env,
+                                 struct dist_err *err)
+{
+	if (dist_env_set(env, "OMPI_MCA_btl_tcp_if_include", net, err))
+		return -1;
+	if (ompi != DIST_OMPI_PRRTE && dist_env_set(env, "OMPI_MCA_oob_tcp_if_include", net, err))
+		return -1;
+	if (ompi != DIST_OMPI_ORTE && dist_env_set(env, "PRTE_MCA_prte_if_include", net, err))
 		return -1;
 	return 0;
 }
@@ -96,10 +117,7 @@ static int set_ompi_tcp_networks(const struct dist_world *w, struct dist_env *en
 	} else {
 		return 0;
 	}
-	if (dist_env_set(env, "OMPI_MCA_btl_tcp_if_include", net, err) ||
-	    dist_env_set(env, "OMPI_MCA_oob_tcp_if_include", net, err))
-		return -1;
-	return 0;
+	return set_ompi_network_vars(w->ompi, net, env, err);
 }
 
 static int mpi_build_env(const struct dist_world *w, struct dist_env *env, struct dist_err *err)

@@ -2,7 +2,9 @@
  *   golden-env MODE WORLD_FILE
  * WORLD_FILE has one key=value per line (rank, size, local_rank, local_size,
  * node_rank, nnodes, master_addr, master_port, master_ifname, local_gpus),
- * optionally "compat=LIST" (--dist-compat profiles), "step_dir=PATH", the
+ * optionally "compat=LIST" (--dist-compat profiles), "step_dir=PATH",
+ * "launcher=1" (the launcher form), "ompi=orte|prrte" (the Open MPI on the
+ * task's PATH: 4, or 5 and later), the
  * ps layout ("ps=N", "chief=1", "evaluator=1"), one "task=ADDR:PORT" line
  * per task in rank order, one "npus=ID=IP,..." line per node (mode
  * ascend, node order; ranks are taken in block order), and one
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_launch.h"
 #include "dist_mode.h"
 #include "dist_profile.h"
 #include "dist_slurmenv.h"
@@ -103,6 +106,17 @@ static int set_field(struct dist_world *w, const char *key, const char *value)
 		return (w->roles.chief = strcmp(value, "1") == 0, 0);
 	if (strcmp(key, "evaluator") == 0)
 		return (w->roles.evaluator = strcmp(value, "1") == 0, 0);
+	if (strcmp(key, "launcher") == 0)
+		return (w->launcher = strcmp(value, "1") == 0, 0);
+	if (strcmp(key, "ompi") == 0) {
+		if (strcmp(value, "orte") == 0)
+			w->ompi = DIST_OMPI_ORTE;
+		else if (strcmp(value, "prrte") == 0)
+			w->ompi = DIST_OMPI_PRRTE;
+		else
+			return -1;
+		return 0;
+	}
 	if (strcmp(key, "step_dir") == 0)
 		return snprintf(step_dir, sizeof(step_dir), "%s", value) < 0;
 	if (strcmp(key, "compat") == 0)
@@ -174,8 +188,7 @@ static int print_contract(const struct dist_mode *mode, const struct dist_world 
 	dist_env_init(&env);
 	rc = (compat[0] && (dist_profiles_parse(compat, profiles, &nprofiles, &err) ||
 	                    dist_profiles_select_mode(profiles, nprofiles, mode->name, &err))) ||
-	     mode->build_env(w, &env, &err) ||
-	     dist_profiles_build_env(profiles, nprofiles, w, &env, &err) ||
+	     dist_contract_env(mode, profiles, nprofiles, w, &env, &err) ||
 	     dist_profiles_build_args(profiles, nprofiles, w, &args, &nargs, &err);
 	if (rc) {
 		fprintf(stderr, "golden-env: %s\n", err.msg);

@@ -100,6 +100,28 @@ static void test_setf_too_long(void **state)
 	assert_int_equal(env->count, 0);
 }
 
+static void test_unset_keeps_order(void **state)
+{
+	struct dist_env env;
+	struct dist_err err;
+
+	(void)state;
+	dist_env_init(&env);
+	assert_int_equal(dist_env_set(&env, "A", "1", &err), 0);
+	assert_int_equal(dist_env_set(&env, "B", "2", &err), 0);
+	assert_int_equal(dist_env_set(&env, "C", "3", &err), 0);
+	dist_env_unset(&env, "B");
+	dist_env_unset(&env, "MISSING");
+	assert_int_equal(env.count, 2);
+	assert_string_equal(env.vars[0].name, "A");
+	assert_string_equal(env.vars[1].name, "C");
+	assert_null(dist_env_get(&env, "B"));
+	dist_env_unset(&env, "C");
+	dist_env_unset(&env, "A");
+	assert_int_equal(env.count, 0);
+	dist_env_free(&env);
+}
+
 static void test_sort(void **state)
 {
 	struct dist_env *env = *state;
@@ -226,6 +248,7 @@ int main(void)
 	        T(test_set_replaces),
 	        T(test_setf),
 	        T(test_setf_too_long),
+	        T(test_unset_keeps_order),
 	        T(test_sort),
 	        T(test_limit),
 	        T(test_export_keeps_user_values),

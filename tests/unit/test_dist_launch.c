@@ -1,0 +1,221 @@
+/* Unit tests for core/dist_launch.c: which steps are MPI launchers'
+ * daemons, and that the launcher form hands on only what is the same for
+ * every process a launcher starts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dist_launch.h"
+
+static void test_mpi_daemons_recognised(void **state)
+{
+	(void)state;
+	static const char *const daemons[] = {
+	        "orted",
+	        "/usr/bin/orted",
+	        "prted",
+	        "/opt/ompi5/bin/prted",
+	        "prte",
+	        "hydra_pmi_proxy",
+	        "/usr/bin/hydra_pmi_proxy",
+	        "pmi_proxy",
+	        "/opt/intel/mpi/bin/pmi_proxy",
+	};
+
+	for (size_t i = 0; i < sizeof(daemons) / sizeof(daemons[0]); i++)
+		if (!dist_is_mpi_daemon(daemons[i]))
+			fail_msg("%s not recognised as an MPI daemon", daemons[i]);
+}
+
+static void test_other_programs_not_daemons(void **state)
+{
+	(void)state;
+	static const char *const others[] = {
+	        "mpirun",          "prterun",  "orterun", "python3",
+	        "/usr/bin/orted/", "orted.sh", "xorted",  "prted-wrapper",
+	        "/orted/python",   "",         "/",       "ORTED",
+	};
+
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if (dist_is_mpi_daemon(others[i]))
+			fail_msg("'%s' taken for an MPI daemon", others[i]);
+	assert_false(dist_is_mpi_daemon(NULL));
+}
+
+static const struct dist_node nodes[] = {
+        {"10.77.0.1", 1, 4, 24},
+        {"10.77.0.2", 1, 4, 24},
+        {"10.77.0.3", 1, 4, 24},
+};
+
+/* The task of the launcher step on NODE (one task per node), named as each
+ * node names its interface. */
+static struct dist_world launcher_task(uint32_t node, bool launcher)
+{
+	static const char *const ifnames[] = {"eth0", "ens5", "enp1s0"};
+	struct dist_world w = {
+	        .rank = node,
+	        .size = 3,
+	        .local_rank = 0,
+	        .local_size = 1,
+	        .node_rank = node,
+	        .nnodes = 3,
+	        .master_addr = "10.77.0.1",
+	        .master_port = 24017,
+	        .local_gpus = 4,
+	        .nodes = nodes,
+	        .step_dir = "/tmp/slurm-dist.1000/job42.step0",
+	        .launcher = launcher,
+	        .ompi = DIST_OMPI_ORTE,
+	};
+
+	snprintf(w.master_ifname, sizeof(w.master_ifname), "%s", ifnames[node]);
+	return w;
+}
+
+static void build(const struct dist_mode *mode, const char *compat, const struct dist_world *w,
+                  struct dist_env *env, size_t *nargs)
+{
+	const struct dist_profile *profiles[DIST_PROFILES_MAX];
+	size_t nprofiles = 0;
+	struct dist_err err = {{0}};
+	char **args = NULL;
+
+	dist_env_init(env);
+	if ((compat && (dist_profiles_parse(compat, profiles, &nprofiles, &err) ||
+	                dist_profiles_select_mode(profiles, nprofiles, mode->name, &err))) ||
+	    dist_contract_env(mode, profiles, nprofiles, w, env, &err) ||
+	    dist_profiles_build_args(profiles, nprofiles, w, &args, nargs, &err))
+		fail_msg("%s with %s: %s", mode->name, compat ? compat : "no profile", err.msg);
+	dist_argv_free(args);
+	dist_env_sort(env);
+}
+
+/* Same names, same values, same order (both sorted). */
+static bool same_env(const struct dist_env *a, const struct dist_env *b)
+{
+	if (a->count != b->count)
+		return false;
+	for (size_t i = 0; i < a->count; i++)
+		if (strcmp(a->vars[i].name, b->vars[i].name) != 0 ||
+		    strcmp(a->vars[i].value, b->vars[i].value) != 0)
+			return false;
+	return true;
+}
+
+static const struct dist_mode *const modes[] = {&dist_mode_ddp, &dist_mode_mpi};
+static const char *const compats[] = {NULL,      "modelarts", "tione",
+                                      "azureml", "kubeflow",  "modelarts,kubeflow"};
+
+/* Whatever rank 0's task would export in the launcher form, the task on
+ * any other node would export alike: nothing in it is one task's. */
+static void test_launcher_contract_same_for_every_task(void **state)
+{
+	(void)state;
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+		for (size_t c = 0; c < sizeof(compats) / sizeof(compats[0]); c++)
+			for (uint32_t node = 1; node < 3; node++) {
+				struct dist_world w0 = launcher_task(0, true);
+				struct dist_world wn = launcher_task(node, true);
+				struct dist_env e0, en;
+				size_t nargs0, nargsn;
+
+				build(modes[m], compats[c], &w0, &e0, &nargs0);
+				build(modes[m], compats[c], &wn, &en, &nargsn);
+				if (!same_env(&e0, &en))
+					fail_msg("%s with %s: node %u's launcher contract differs "
+					         "from node 0's",
+					         modes[m]->name,
+					         compats[c] ? compats[c] : "no profile", node);
+				assert_int_equal(nargs0, 0);
+				assert_int_equal(nargsn, 0);
+				for (size_t i = 0; i < e0.count; i++)
+					if (strcmp(e0.vars[i].name, "RANK") == 0 ||
+					    strcmp(e0.vars[i].name, "WORLD_SIZE") == 0 ||
+					    strcmp(e0.vars[i].name, "LOCAL_RANK") == 0)
+						fail_msg("%s reaches the launcher",
+						         e0.vars[i].name);
+				dist_env_free(&e0);
+				dist_env_free(&en);
+			}
+}
+
+/* Without the launcher form every task keeps its own: the comparison above
+ * would see a difference. */
+static void test_native_contract_differs_per_task(void **state)
+{
+	(void)state;
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		struct dist_world w0 = launcher_task(0, false);
+		struct dist_world w1 = launcher_task(1, false);
+		struct dist_env e0, e1;
+		size_t nargs;
+
+		build(modes[m], NULL, &w0, &e0, &nargs);
+		build(modes[m], NULL, &w1, &e1, &nargs);
+		assert_false(same_env(&e0, &e1));
+		assert_string_equal(dist_env_get(&e1, "RANK"), "1");
+		assert_string_equal(dist_env_get(&e1, "GLOO_SOCKET_IFNAME"), "ens5");
+		dist_env_free(&e0);
+		dist_env_free(&e1);
+	}
+}
+
+/* What stays in the launcher form: the master, the step's shape, the
+ * hostfiles and Open MPI's network (the same CIDR on every node). */
+static void test_launcher_keeps_what_is_common(void **state)
+{
+	(void)state;
+	struct dist_world w = launcher_task(0, true);
+	struct dist_env env;
+	size_t nargs;
+
+	build(&dist_mode_mpi, "tione", &w, &env, &nargs);
+	assert_string_equal(dist_env_get(&env, "MASTER_ADDR"), "10.77.0.1");
+	assert_string_equal(dist_env_get(&env, "MASTER_PORT"), "24017");
+	assert_string_equal(dist_env_get(&env, "NNODES"), "3");
+	assert_string_equal(dist_env_get(&env, "OMPI_MCA_orte_default_hostfile"),
+	                    "/tmp/slurm-dist.1000/job42.step0/hostfile");
+	assert_string_equal(dist_env_get(&env, "OMPI_MCA_btl_tcp_if_include"), "10.77.0.0/24");
+	assert_string_equal(dist_env_get(&env, "NODE_IP_SLOT_LIST"),
+	                    "10.77.0.1:4,10.77.0.2:4,10.77.0.3:4");
+	assert_null(dist_env_get(&env, "RANK"));
+	assert_null(dist_env_get(&env, "INDEX"));
+	assert_null(dist_env_get(&env, "WORLD_SIZE"));
+	assert_null(dist_env_get(&env, "NCCL_SOCKET_IFNAME"));
+	dist_env_free(&env);
+}
+
+static void test_sources_per_task_or_node(void **state)
+{
+	(void)state;
+	assert_false(dist_source_same_for_all(SRC_RANK));
+	assert_false(dist_source_same_for_all(SRC_LOCAL_RANK));
+	assert_false(dist_source_same_for_all(SRC_NODE_RANK));
+	assert_false(dist_source_same_for_all(SRC_NODE_ADDR));
+	assert_false(dist_source_same_for_all(SRC_WORLD_SIZE));
+	assert_false(dist_source_same_for_all(SRC_TF_INDEX));
+	assert_true(dist_source_same_for_all(SRC_NNODES));
+	assert_true(dist_source_same_for_all(SRC_MASTER_ADDR));
+	assert_true(dist_source_same_for_all(SRC_HOST_LIST));
+	assert_true(dist_source_same_for_all(SRC_GPUS_TOTAL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_mpi_daemons_recognised),
+	        cmocka_unit_test(test_other_programs_not_daemons),
+	        cmocka_unit_test(test_launcher_contract_same_for_every_task),
+	        cmocka_unit_test(test_native_contract_differs_per_task),
+	        cmocka_unit_test(test_launcher_keeps_what_is_common),
+	        cmocka_unit_test(test_sources_per_task_or_node),
+	};
+
+	return cmocka_run_group_tests_name("dist_launch", tests, NULL, NULL);
+}
