@@ -1,6 +1,8 @@
 #include "launch.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,4 +84,28 @@ int launch_exec(const char *path, char **argv, struct dist_err *err)
 	execv(path, argv);
 	dist_err_set(err, "cannot execute '%s': %s", path, strerror(errno));
 	return errno == ENOENT ? LAUNCH_NOT_FOUND : LAUNCH_NOT_EXECUTABLE;
+}
+
+/* mpirun's real directory (through the alternatives' links) holds the
+ * daemon it starts: orted for Open MPI 4, prted for 5 and later. */
+enum dist_ompi launch_probe_ompi(void)
+{
+	struct dist_err ignored;
+	char *found = NULL, real[PATH_MAX], daemon[PATH_MAX + 8];
+	const char *dir;
+	enum dist_ompi ompi = DIST_OMPI_UNKNOWN;
+
+	if (launch_resolve("mpirun", &found, &ignored) != 0)
+		return DIST_OMPI_UNKNOWN;
+	if (realpath(found, real)) {
+		dir = dirname(real);
+		snprintf(daemon, sizeof(daemon), "%s/prted", dir);
+		if (access(daemon, X_OK) == 0)
+			ompi = DIST_OMPI_PRRTE;
+		snprintf(daemon, sizeof(daemon), "%s/orted", dir);
+		if (ompi == DIST_OMPI_UNKNOWN && access(daemon, X_OK) == 0)
+			ompi = DIST_OMPI_ORTE;
+	}
+	free(found);
+	return ompi;
 }

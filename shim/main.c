@@ -9,6 +9,7 @@
 
 #include "bind.h"
 #include "cli.h"
+#include "dist_launch.h"
 #include "dist_mode.h"
 #include "dist_profile.h"
 #include "launch.h"
@@ -117,9 +118,7 @@ static int export_contract(struct plan *plan, const struct dist_world *w, struct
 	int rc;
 
 	dist_env_init(&env);
-	rc = plan->mode->build_env(w, &env, err);
-	if (rc == 0)
-		rc = dist_profiles_build_env(plan->profiles, plan->nprofiles, w, &env, err);
+	rc = dist_contract_env(plan->mode, plan->profiles, plan->nprofiles, w, &env, err);
 	if (rc == 0)
 		rc = dist_env_export(&env, err);
 	dist_env_free(&env);
@@ -255,6 +254,8 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 	result = wire_up(cli, plan, local_failure, &world, &err);
 	if (dir.fd >= 0 && plan->mode->build_files)
 		world.step_dir = dir.path;
+	world.launcher = cli->launcher;
+	world.ompi = launch_probe_ompi();
 	if (result == WIREUP_OK && cli->launcher && check_launcher_form(&world, &err))
 		result = WIREUP_FAILED;
 	if (result == WIREUP_OK && export_contract(plan, &world, &err))

@@ -103,6 +103,19 @@ static void tell_peers(int listen_fd, int *peers, uint32_t npeers, uint32_t ncon
 	}
 }
 
+/* What Slurm's PMI2 (--mpi=pmi2) gives this task for its own wire-up: the
+ * launcher is no client of the step's PMI, and left set the variables
+ * reach every process it starts (through its daemons' srun too), where a
+ * program reading PMI_RANK would take rank 0's. (PMIx's PMIX_RANK needs no
+ * such care: Open MPI's daemons set their own for each process.) */
+static void drop_task_pmi_vars(void)
+{
+	static const char *const names[] = {"PMI_FD", "PMI_JOBID", "PMI_RANK", "PMI_SIZE"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unsetenv(names[i]);
+}
+
 int relay_run_launcher(uint16_t port, uint32_t npeers, const char *path, char **argv,
                        struct dist_err *err)
 {
@@ -126,6 +139,7 @@ int relay_run_launcher(uint16_t port, uint32_t npeers, const char *path, char **
 		return dist_err_set(err, "cannot start '%s': %s", path, strerror(errno));
 	}
 	if (pid == 0) {
+		drop_task_pmi_vars();
 		execv(path, argv);
 		_exit(errno == ENOENT ? 127 : 126);
 	}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "dist_launch.h"
 #include "dist_protocol.h"
 #include "options.h"
 #include "wrap.h"
@@ -64,6 +65,18 @@ static bool is_srun_step(spank_t sp)
 	       step != SLURM_INTERACTIVE_STEP;
 }
 
+/* A step an MPI launcher started for its daemons (mpirun's srun ... orted
+ * inside a --dist-mode job, which inherits the job's mode): its tasks are
+ * the launcher's, not the user's ranks, and are left alone. */
+static bool is_mpi_daemon_step(spank_t sp)
+{
+	char **argv = NULL;
+	int argc = 0;
+
+	return spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 && argv &&
+	       dist_is_mpi_daemon(argv[0]);
+}
+
 /* In task_init, slurmstepd's log reaches the task's stderr too: the user sees it. */
 static int fail_task(const char *why)
 {
@@ -105,7 +118,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 
 	(void)ac;
 	(void)av;
-	if (!dist_options_active() || !is_srun_step(sp))
+	if (!dist_options_active() || !is_srun_step(sp) || is_mpi_daemon_step(sp))
 		return 0;
 	if (dist_options_validate(&err))
 		return fail_task(err.msg);
