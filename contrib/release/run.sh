@@ -46,6 +46,8 @@ inner='
 set -euo pipefail
 root=$1 src=$2 tree=$3 release=$4
 if [ "$root" != / ]; then
+	# A mount point of its own: tools that remount "/" (ip -n NS) need one.
+	mount --bind "$root" "$root"
 	mount --rbind /sys "$root/sys"
 	mount --rbind /dev "$root/dev"
 	mkdir -p "$root/src"
@@ -54,7 +56,7 @@ fi
 mount -t proc proc "$root/proc"
 mount -t tmpfs -o mode=0755 tmpfs "$root/run"
 ip link set lo up
-hostname "slurm-$release"
+hostname localhost
 exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	BUILD_DIR="$BUILD_DIR" CTEST_ARGS="${CTEST_ARGS:-}" CI="${CI:-}" \
