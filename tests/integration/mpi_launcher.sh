@@ -2,7 +2,8 @@
 # --dist-mode=mpi --dist-launcher: one task per node, only the first runs the
 # launcher; a real mpirun (which starts its daemons through Slurm itself)
 # runs an mpi4py job across the nodes; every task exits with the launcher's
-# status; other layouts and a missing --dist-mode are refused.
+# status; the launcher's processes see no one task's rank; other layouts and
+# a missing --dist-mode are refused.
 source "$(dirname "$0")/lib.sh"
 cp "$TESTS_DIR/mpi_allreduce.py" "$WORK/"
 
@@ -12,6 +13,24 @@ run_srun mpirun --dist-mode=mpi --dist-launcher -N2 --ntasks-per-node=1 bash -c 
 [ "$RC" -eq 0 ] || { cat "$WORK/mpirun.err" >&2; fail "launcher step exited $RC"; }
 assert_count "$WORK/mpirun.out" '^MPI-OK rank=[01] size=2 host=tcn[12]$' 2
 [ "$(cat "$WORK/ran")" = 0 ] || fail "the launcher ran on ranks '$(paste -sd, "$WORK/ran")', not on rank 0 only"
+
+# What the launcher's processes see (issue 10): only what holds for all of
+# them. Before, every MPI rank found the launcher task's RANK=0 and its
+# node's interface name; now no rank sees a RANK, WORLD_SIZE, LOCAL_RANK,
+# NODE_RANK or interface name, and every rank the same master and hostfile,
+# on the launcher's node and on the nodes mpirun reaches through srun. With
+# --mpi=pmi2 the launcher task's own PMI_RANK must not reach them either.
+mpicc -o "$WORK/mpi_env" "$TESTS_DIR/mpi_env.c" || fail "mpicc failed"
+for pmi in none pmi2; do
+	run_srun "env_$pmi" --mpi=$pmi --dist-mode=mpi --dist-launcher -N3 --ntasks-per-node=1 \
+		mpirun --allow-run-as-root -np 3 --map-by node "$WORK/mpi_env"
+	[ "$RC" -eq 0 ] || { cat "$WORK/env_$pmi.err" >&2; fail "launcher step (--mpi=$pmi) exited $RC"; }
+	for r in 0 1 2; do
+		assert_count "$WORK/env_$pmi.out" "^MPI-ENV mpi=$r/3 host=tcn$((r + 1)) RANK=- WORLD_SIZE=- LOCAL_RANK=- NODE_RANK=- MASTER_ADDR=10.77.0.1 PMI_RANK=- GLOO_SOCKET_IFNAME=- HOSTFILE=/" 1
+	done
+	[ "$(sed -n 's/.* HOSTFILE=//p' "$WORK/env_$pmi.out" | sort -u | wc -l)" -eq 1 ] ||
+		fail "the ranks disagree on the hostfile (--mpi=$pmi)"
+done
 
 run_srun status --dist-mode=mpi --dist-launcher -N3 --ntasks-per-node=1 bash -c 'sleep 1; exit 3'
 [ "$RC" -eq 3 ] || fail "srun exited $RC, expected the launcher's 3"
