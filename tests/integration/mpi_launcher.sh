@@ -32,6 +32,20 @@ for pmi in none pmi2; do
 		fail "the ranks disagree on the hostfile (--mpi=$pmi)"
 done
 
+# The launcher's network under the names this Open MPI reads (docs/mpi.md):
+# 4 (ORTE) oob_tcp_if_include; 5 and 6 (PRRTE) PRTE_MCA_prte_if_include and
+# not the old name, which 6 answers with a deprecation box on every rank.
+ompi_major=$(mpirun --version | sed -n '1s/.* \([0-9]*\)\.[0-9.a-z]*$/\1/p')
+run_srun names --dist-mode=mpi --dist-launcher -N2 --ntasks-per-node=1 bash -c \
+	'echo "NAMES oob=${OMPI_MCA_oob_tcp_if_include:--} prte=${PRTE_MCA_prte_if_include:--} btl=${OMPI_MCA_btl_tcp_if_include:--}"'
+[ "$RC" -eq 0 ] || { cat "$WORK/names.err" >&2; fail "launcher step exited $RC"; }
+case $ompi_major in
+4) assert_count "$WORK/names.out" '^NAMES oob=10.77.0.0/24 prte=- btl=10.77.0.0/24$' 1 ;;
+5 | 6) assert_count "$WORK/names.out" '^NAMES oob=- prte=10.77.0.0/24 btl=10.77.0.0/24$' 1 ;;
+*) fail "unexpected Open MPI '$(mpirun --version | head -n 1)'" ;;
+esac
+for pmi in none pmi2; do assert_not_contains "$WORK/env_$pmi.err" "deprecated"; done
+
 run_srun status --dist-mode=mpi --dist-launcher -N3 --ntasks-per-node=1 bash -c 'sleep 1; exit 3'
 [ "$RC" -eq 3 ] || fail "srun exited $RC, expected the launcher's 3"
 for t in 0 1 2; do assert_contains "$WORK/status.err" "task $t: Exited with exit code 3"; done
