@@ -107,6 +107,17 @@ static int rank_key(const char *key, uint32_t rank, char *out, struct dist_err *
 	return 0;
 }
 
+/* TEXT as PMI2's wire protocol can carry it (';' ends a value there, even
+ * an abort's message), in a buffer of PMI2_MAX_VALLEN; -1 if too long. */
+static int wire_text(const char *text, char *out)
+{
+	int n = snprintf(out, PMI2_MAX_VALLEN, "%s", text);
+
+	for (char *c = strchr(out, ';'); c; c = strchr(c, ';'))
+		*c = ',';
+	return n < 0 || n >= PMI2_MAX_VALLEN ? -1 : 0;
+}
+
 static int pmi2_put(const char *key, const char *value, struct dist_err *err)
 {
 	char name[PMI2_MAX_KEYLEN], text[PMI2_MAX_VALLEN];
@@ -114,12 +125,9 @@ static int pmi2_put(const char *key, const char *value, struct dist_err *err)
 
 	if (rank_key(key, (uint32_t)my_rank, name, err))
 		return -1;
-	if ((size_t)snprintf(text, sizeof(text), "%s", value) >= sizeof(text))
+	if (wire_text(value, text))
 		return dist_err_set(err, "%s is longer than the %d bytes PMI2 carries", key,
 		                    PMI2_MAX_VALLEN - 1);
-	/* ';' ends a value in PMI2's wire protocol. */
-	for (char *c = strchr(text, ';'); c; c = strchr(c, ';'))
-		*c = ',';
 	rc = PMI2_KVS_Put(name, text);
 	return rc == PMI2_SUCCESS ? 0 : pmi2_fail(err, "KVS_Put", rc);
 }
@@ -199,6 +207,7 @@ static int pmi2_layout(const struct dist_world *w, struct wireup_node *nodes, ui
 static void pmi2_abort(const char *why)
 {
 	int spawned, size, rank, appnum;
+	char text[PMI2_MAX_VALLEN];
 
 	if (!initialized && pmi2_available()) {
 		/* A task that never connected (its program was to) connects
@@ -207,8 +216,9 @@ static void pmi2_abort(const char *why)
 		initialized = PMI2_Init(&spawned, &size, &rank, &appnum) == PMI2_SUCCESS;
 	}
 	/* PMI2_Abort exits this process; the message goes to srun. */
+	wire_text(why, text); /* cut if need be */
 	if (initialized)
-		PMI2_Abort(1, why);
+		PMI2_Abort(1, text);
 }
 
 static void pmi2_finalize(void)
