@@ -11,7 +11,7 @@ packages=(
 	cmake gcc make pkg-config
 	libslurm-dev libpmix-dev libpmi2-0-dev libhwloc-dev libibverbs-dev libcmocka-dev libjansson-dev
 	# local test cluster
-	slurm-wlm slurmctld slurmd slurm-client munge iproute2 util-linux procps
+	slurm-wlm slurmctld slurmd slurm-client munge iproute2 util-linux mount procps
 	# real clients used by the integration tests
 	python3 python3-torch python3-numpy python3-mpi4py openmpi-bin libopenmpi-dev
 )
