@@ -17,6 +17,13 @@
 
 SPANK_PLUGIN(dist, 1);
 
+#ifdef DIST_HAVE_SPANK_FAILURE_MODE
+/* Slurm 25.05 and later: when init fails in slurmstepd (a broken plugstack
+ * line), fail the job instead of draining the node. Older releases drain
+ * the node for a failing required plugin (docs/admin.md). */
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
+
 static struct dist_config config;
 
 int slurm_spank_init(spank_t sp, int ac, char **av)

@@ -16,13 +16,13 @@ run_srun setup -N3 --ntasks-per-node=1 bash -c '
 	done >'"$DIST_HCCN_CONF"
 [ "$RC" -eq 0 ] || fail "could not write the hccn.conf files"
 
-run_srun two --mpi=pmix --dist-mode=ascend -N3 --ntasks-per-node=2 $PY "$WORK/ascend_check.py"
+run_srun two --mpi=$XMPI --dist-mode=ascend -N3 --ntasks-per-node=2 $PY "$WORK/ascend_check.py"
 [ "$RC" -eq 0 ] || { cat "$WORK/two.err" >&2; fail "srun exited $RC"; }
 for k in 1 2 3; do
 	assert_count "$WORK/two.out" "^ASC-OK rank=[0-5] server=10\.77\.0\.$k device=[01] ip=192\.168\.10[01]\.$k host=tcn$k$" 2
 done
 
-ASCEND_RT_VISIBLE_DEVICES=4,5,6,7 run_srun visible --mpi=pmix --dist-mode=ascend -N1 \
+ASCEND_RT_VISIBLE_DEVICES=4,5,6,7 run_srun visible --mpi=$XMPI --dist-mode=ascend -N1 \
 	--ntasks-per-node=4 $PY "$WORK/ascend_check.py"
 [ "$RC" -eq 0 ] || { cat "$WORK/visible.err" >&2; fail "srun exited $RC"; }
 for d in 4 5 6 7; do
@@ -31,7 +31,7 @@ done
 
 # Isolated: each task sees only its own NPU, as ModelArts runs one process
 # per card; the step-wide list it was chosen from is replaced.
-ASCEND_CHECK_ISOLATED=1 ASCEND_RT_VISIBLE_DEVICES=4,5,6,7 run_srun isolated --mpi=pmix \
+ASCEND_CHECK_ISOLATED=1 ASCEND_RT_VISIBLE_DEVICES=4,5,6,7 run_srun isolated --mpi=$XMPI \
 	--dist-mode=ascend --dist-npu-isolate -N2 --ntasks-per-node=4 $PY "$WORK/ascend_check.py"
 [ "$RC" -eq 0 ] || { cat "$WORK/isolated.err" >&2; fail "srun exited $RC"; }
 for d in 4 5 6 7; do

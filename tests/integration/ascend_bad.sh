@@ -21,24 +21,24 @@ expect() {
 	[ ! -e "$WORK/started" ] || fail "$name started a task"
 }
 
-run_srun no_ip --mpi=pmix --dist-mode=ascend -w tcn1,tcn2 -N2 --ntasks-per-node=2 bash -c "$marker"
+run_srun no_ip --mpi=$XMPI --dist-mode=ascend -w tcn1,tcn2 -N2 --ntasks-per-node=2 bash -c "$marker"
 expect no_ip "on tcn2: NPU 1 has no valid address_1=<ip> line in $DIST_HCCN_CONF"
 
-run_srun no_file --mpi=pmix --dist-mode=ascend -w tcn1,tcn3 -N2 --ntasks-per-node=1 bash -c "$marker"
+run_srun no_file --mpi=$XMPI --dist-mode=ascend -w tcn1,tcn3 -N2 --ntasks-per-node=1 bash -c "$marker"
 expect no_file "on tcn3: cannot read $DIST_HCCN_CONF: No such file or directory"
 
-run_srun three --mpi=pmix --dist-mode=ascend -w tcn1 -N1 --ntasks-per-node=3 bash -c "$marker"
+run_srun three --mpi=$XMPI --dist-mode=ascend -w tcn1 -N1 --ntasks-per-node=3 bash -c "$marker"
 expect three "3 NPUs on this node: HCCL needs 1, 2, 4 or 8 a server"
 
-ASCEND_RT_VISIBLE_DEVICES=3,4 run_srun groups --mpi=pmix --dist-mode=ascend -w tcn1 -N1 \
+ASCEND_RT_VISIBLE_DEVICES=3,4 run_srun groups --mpi=$XMPI --dist-mode=ascend -w tcn1 -N1 \
 	--ntasks-per-node=2 bash -c "$marker"
 expect groups "NPUs 3 and 4 are in different groups (0-3, 4-7): use 1, 2 or 4 NPUs inside one group, or all 8"
 
-run_srun uneven --mpi=pmix --dist-mode=ascend -w tcn1,tcn2 -N2 -n3 bash -c "$marker"
+run_srun uneven --mpi=$XMPI --dist-mode=ascend -w tcn1,tcn2 -N2 -n3 bash -c "$marker"
 expect uneven "HCCL needs the same on every server"
 
 run_srun no_pmix --dist-mode=ascend -w tcn1 -N1 bash -c "$marker"
-expect no_pmix "--dist-mode=ascend gathers what every node finds for it (ports, devices), which only PMIx or PMI2 can carry: launch with --mpi=pmix or --mpi=pmi2"
+expect no_pmix "--dist-mode=ascend gathers what every node finds for it (ports, devices), which only PMIx or PMI2 can carry: launch with --mpi=$XMPI or --mpi=pmi2"
 
 run_srun isolate_ddp --dist-mode=ddp --dist-npu-isolate -w tcn1 -N1 bash -c "$marker"
 expect isolate_ddp "--dist-npu-isolate needs --dist-mode=ascend"

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 show='echo "$(hostname) $SLURM_LOCALID gpus=$CUDA_VISIBLE_DEVICES cpus=$(taskset -cp $$ | sed "s/.*: //") omp=$OMP_NUM_THREADS"'
 
 # --gpus-per-node: each task sees the step's GPUs and is given the Nth.
-run_srun per_node --mpi=pmix --dist-mode=ddp --dist-explain -N2 --ntasks-per-node=2 \
+run_srun per_node --mpi=$XMPI --dist-mode=ddp --dist-explain -N2 --ntasks-per-node=2 \
 	--gpus-per-node=2 bash -c "$show"
 [ "$RC" -eq 0 ] || { cat "$WORK/per_node.err" >&2; fail "srun exited $RC"; }
 for n in tcn1 tcn2; do

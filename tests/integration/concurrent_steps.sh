@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 cat >job.sh <<JOB
 #!/bin/bash
 #SBATCH -N 2 --ntasks-per-node=2
-srun --overlap --mpi=pmix --dist-mode=ddp -n4 -o $WORK/a.out $PY $TRAIN --announce $WORK/a.ready --wait-for $WORK/b.ready &
+srun --overlap --mpi=$XMPI --dist-mode=ddp -n4 -o $WORK/a.out $PY $TRAIN --announce $WORK/a.ready --wait-for $WORK/b.ready &
 srun --overlap --dist-mode=ddp -n4 -o $WORK/b.out $PY $TRAIN --announce $WORK/b.ready --wait-for $WORK/a.ready &
 wait
 JOB

@@ -12,6 +12,6 @@ pid=${line#pid=} && pid=${pid%% *}
 [ "$line" = "pid=$pid task_pid=$pid" ] || fail "program is not the task's own process: $line"
 assert_count "$WORK/pid.out" '^0$' 1
 
-run_srun status --mpi=pmix --dist-mode=ddp -N2 -n2 bash -c 'exit $((SLURM_PROCID + 6))'
+run_srun status --mpi=$XMPI --dist-mode=ddp -N2 -n2 bash -c 'exit $((SLURM_PROCID + 6))'
 [ "$RC" -eq 7 ] || fail "srun exited $RC, expected the program's 7"
 assert_contains "$WORK/status.err" "task 0: Exited with exit code 6"

@@ -7,6 +7,39 @@ TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC_DIR=$(cd "$TESTS_DIR/../.." && pwd)
 eval "$("$SRC_DIR/contrib/slurm/testcluster.sh" env)"
 PY=/usr/bin/python3 # Debian's, which has torch and mpi4py
+# Debian builds torch 2.x without libuv, which torch.distributed's TCPStore
+# uses by default from 2.4 on ("use_libuv was requested but PyTorch was build
+# without libuv support"). Users of Debian's torch export the same
+# (docs/ddp.md); torch 1.13 ignores it. srun and sbatch pass it to the tasks.
+export USE_LIBUV=0
+
+# torchrun's own rendezvous does not read USE_LIBUV: on a torch without libuv
+# the tests that run torchrun load torch_compat/sitecustomize.py, which makes
+# it pass use_libuv=False and changes nothing on other builds.
+use_torchrun_compat() {
+	mkdir -p "$WORK/torch_compat"
+	cp "$TESTS_DIR/torch_compat/sitecustomize.py" "$WORK/torch_compat/"
+	export PYTHONPATH=$WORK/torch_compat${PYTHONPATH:+:$PYTHONPATH}
+}
+
+# The --mpi plugin that gives the tasks an exchange: pmix where this Slurm
+# has it (Debian's 26.05 does not), else pmi2.
+exchange_mpi() {
+	if srun --mpi=list 2>&1 | grep -qw pmix; then
+		echo pmix
+	else
+		echo pmi2
+	fi
+}
+
+XMPI=$(exchange_mpi)
+
+# True when the cluster's Slurm is release $1 (e.g. 23.11) or later.
+slurm_at_least() {
+	local have
+	have=$(sinfo -V | awk '{print $2}')
+	[ "$(printf '%s\n%s\n' "$1" "$have" | sort -V | head -n 1)" = "$1" ]
+}
 TEST_NAME=$(basename "$0" .sh)
 # Job files must be on a path every node sees: each node has its own /tmp,
 # and the source or build tree may be under /tmp, so everything a job reads

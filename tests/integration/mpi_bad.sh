@@ -7,7 +7,7 @@ uid=$(id -u)
 
 mkdir -p "$WORK/open/slurm-dist.$uid"
 chmod 755 "$WORK/open/slurm-dist.$uid"
-TMPDIR=$WORK/open run_srun open --mpi=pmix --dist-mode=mpi -N2 --ntasks-per-node=2 \
+TMPDIR=$WORK/open run_srun open --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=2 \
 	bash -c "touch $WORK/started-\$SLURM_PROCID"
 [ "$RC" -ne 0 ] || fail "srun exited 0 with an unsafe step directory"
 assert_contains "$WORK/open.err" "refusing $WORK/open/slurm-dist.$uid: it must belong to uid $uid with mode 0700; remove it or set TMPDIR elsewhere"

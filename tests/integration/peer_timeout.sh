@@ -4,7 +4,7 @@
 # program. Also the standalone form: dist-shim under srun without the plugin.
 source "$(dirname "$0")/lib.sh"
 
-run_srun late --mpi=pmix -N2 -n2 bash -c "
+run_srun late --mpi=$XMPI -N2 -n2 bash -c "
 	if [ \$SLURM_PROCID = 1 ]; then sleep 40; fi
 	exec $SHIM --mode ddp --timeout 3 -- touch $WORK/started-\$SLURM_PROCID"
 [ "$RC" -ne 0 ] || fail "srun exited 0 although rank 1 never arrived"

@@ -4,7 +4,7 @@
 # PMIx a taken port is skipped; without PMIx a taken port is a clear error.
 source "$(dirname "$0")/lib.sh"
 
-run_srun site_range --mpi=pmix --dist-mode=ddp -N2 -n2 env
+run_srun site_range --mpi=$XMPI --dist-mode=ddp -N2 -n2 env
 [ "$RC" -eq 0 ] || { cat "$WORK/site_range.err" >&2; fail "srun exited $RC"; }
 port=$(sed -n 's/^MASTER_PORT=//p' "$WORK/site_range.out" | sort -u)
 [ "$port" -ge 24000 ] && [ "$port" -le 24999 ] || fail "MASTER_PORT '$port' outside 24000-24999"
@@ -19,8 +19,8 @@ s = socket.socket(); s.bind(("0.0.0.0", 25000)); s.listen()
 open("$WORK/listening", "w").close(); time.sleep(60)' &
 for i in \$(seq 100); do [ -e $WORK/listening ] && break; sleep 0.2; done
 echo "pmix-two:"
-srun --overlap --mpi=pmix -N2 -n2 $SHIM --mode ddp --port-range 25000-25001 -- printenv MASTER_PORT
-echo "pmix-one: rc=\$(srun --overlap --mpi=pmix -N2 -n2 $SHIM --mode ddp --port-range 25000-25000 -- true 2>$WORK/pmix-one.err; echo \$?)"
+srun --overlap --mpi=$XMPI -N2 -n2 $SHIM --mode ddp --port-range 25000-25001 -- printenv MASTER_PORT
+echo "pmix-one: rc=\$(srun --overlap --mpi=$XMPI -N2 -n2 $SHIM --mode ddp --port-range 25000-25000 -- true 2>$WORK/pmix-one.err; echo \$?)"
 echo "slurm-one: rc=\$(srun --overlap -N2 -n2 $SHIM --mode ddp --port-range 25000-25000 -- true 2>$WORK/slurm-one.err; echo \$?)"
 kill %1
 JOB

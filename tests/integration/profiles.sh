@@ -2,6 +2,7 @@
 # --dist-compat: launch lines and scripts written for a platform run
 # unchanged, with real PyTorch over gloo and GPUs from Slurm's gres.
 source "$(dirname "$0")/lib.sh"
+use_torchrun_compat
 cp "$TESTS_DIR/ma_train.py" "$TESTS_DIR/az_train.py" "$WORK/"
 # Debian's torch 1.13 launchers crash on their default --redirects/--tee
 # (../shared/guide/slurm-facts.md); torchrun's agent also looks up the
@@ -23,7 +24,7 @@ assert_count "$WORK/tione_env.out" '^NODE_LIST=10.77.0.1:2,10.77.0.2:2$' 2
 assert_count "$WORK/tione_env.out" '^NODE_IP_SLOT_LIST=10.77.0.1:2,10.77.0.2:2$' 2
 
 # ModelArts: the start file gets --init_method (+ --rank/--world_size on several nodes).
-run_srun ma2 --mpi=pmix --dist-mode=ddp --dist-compat=modelarts -N2 --ntasks-per-node=1 \
+run_srun ma2 --mpi=$XMPI --dist-mode=ddp --dist-compat=modelarts -N2 --ntasks-per-node=1 \
 	$PY "$WORK/ma_train.py"
 [ "$RC" -eq 0 ] || { cat "$WORK/ma2.err" >&2; fail "ModelArts 2-node run exited $RC"; }
 assert_count "$WORK/ma2.out" '^MA-OK rank=[01] world=2 init=tcp://10\.77\.0\.1:24[0-9]*$' 2
@@ -32,7 +33,7 @@ run_srun ma1 --dist-mode=ddp --dist-compat=modelarts -N1 -n1 $PY "$WORK/ma_train
 assert_count "$WORK/ma1.out" '^MA-OK rank=0 world=1 init=tcp://' 1
 
 # Azure ML: a script that reads NODE_RANK.
-run_srun az --mpi=pmix --dist-mode=ddp --dist-compat=azureml -N2 --ntasks-per-node=2 \
+run_srun az --mpi=$XMPI --dist-mode=ddp --dist-compat=azureml -N2 --ntasks-per-node=2 \
 	$PY "$WORK/az_train.py"
 [ "$RC" -eq 0 ] || { cat "$WORK/az.err" >&2; fail "Azure-style run exited $RC"; }
 assert_count "$WORK/az.out" '^AZ-OK rank=[01] node_rank=0 master_node=10\.77\.0\.1:24' 2

@@ -17,7 +17,7 @@ timeout 60 sbatch --dist-compat=nope --wrap "$marker_cmd" >"$WORK/sbatch.out" 2>
 assert_contains "$WORK/sbatch.err" "invalid --dist-compat 'nope'"
 
 # TI-ONE counts nodes, Azure ML processes: with two tasks per node they disagree.
-run_srun conflict --mpi=pmix --dist-mode=ddp --dist-compat=tione,azureml -N2 --ntasks-per-node=2 \
+run_srun conflict --mpi=$XMPI --dist-mode=ddp --dist-compat=tione,azureml -N2 --ntasks-per-node=2 \
 	bash -c "$marker_cmd"
 [ "$RC" -ne 0 ] || fail "conflicting profiles exited 0"
 # Rank 0 sees WORLD_SIZE differ (2 vs 4), the others RANK too.

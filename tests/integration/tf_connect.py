@@ -36,6 +36,9 @@ server = None
 if mine is not None:  # the evaluator is not part of the cluster spec
     host, port = mine.rsplit(":", 1)
     server = socket.socket()
+    # As gRPC's servers do: a port whose last connections are still in
+    # TIME_WAIT can be bound again (and the shim's port checks allow it).
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     server.bind((host, int(port)))
     server.listen(64)
     # Every other task connects, the evaluator too though it is not in the spec.

@@ -2,6 +2,7 @@
 # One task per node running torchrun: the PET_* variables carry nnodes,
 # node rank and the master, so torchrun needs only --nproc_per_node.
 source "$(dirname "$0")/lib.sh"
+use_torchrun_compat
 
 # Debian's torch 1.13 on Python 3.11 crashes on torchrun's default
 # --redirects/--tee (see ../shared/guide/slurm-facts.md); a map for a rank

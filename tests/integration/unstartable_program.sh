@@ -14,7 +14,7 @@ prog=/tmp/dist-test-prog-$$
 run_srun setup -w tcn1 -N1 -n1 bash -c "printf '#!/bin/sh\ntouch $WORK/started-\$(hostname)\n' >$prog && chmod +x $prog"
 [ "$RC" -eq 0 ] || fail "could not set up $prog on tcn1"
 start=$SECONDS
-run_srun partial --mpi=pmix --dist-mode=ddp -w tcn1,tcn2 -N2 -n2 "$prog"
+run_srun partial --mpi=$XMPI --dist-mode=ddp -w tcn1,tcn2 -N2 -n2 "$prog"
 [ "$RC" -ne 0 ] || fail "srun exited 0 though tcn2 lacks the program"
 assert_contains "$WORK/partial.err" "cannot execute '$prog'"
 [ ! -e "$WORK/started-tcn1" ] || fail "tcn1 started the program although its peer could not"

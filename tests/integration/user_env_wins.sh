@@ -3,7 +3,7 @@
 # variables follow the user's value.
 source "$(dirname "$0")/lib.sh"
 
-MASTER_PORT=23456 NCCL_SOCKET_IFNAME=mine run_srun env --mpi=pmix --dist-mode=ddp -N2 -n2 env
+MASTER_PORT=23456 NCCL_SOCKET_IFNAME=mine run_srun env --mpi=$XMPI --dist-mode=ddp -N2 -n2 env
 [ "$RC" -eq 0 ] || { cat "$WORK/env.err" >&2; fail "srun exited $RC"; }
 assert_count "$WORK/env.out" '^MASTER_PORT=23456$' 2
 assert_count "$WORK/env.out" '^PET_MASTER_PORT=23456$' 2
