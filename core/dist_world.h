@@ -69,6 +69,8 @@ struct dist_world {
 	 * true for all of them (dist_contract_env). */
 	bool launcher;
 	enum dist_ompi ompi; /* mode mpi */
+	/* The step has a PMIx server its program can use (srun --mpi=pmix). */
+	bool step_has_pmix;
 };
 
 #endif

@@ -120,10 +120,27 @@ static int set_ompi_tcp_networks(const struct dist_world *w, struct dist_env *en
 	return set_ompi_network_vars(w->ompi, net, env, err);
 }
 
+/* Open MPI 5 and later find their peers under srun only through PMIx: in a
+ * step without it each rank would quietly run alone, a singleton of size 1.
+ * Refused on every task alike, so no rank starts. */
+static int check_ranks_can_meet(const struct dist_world *w, struct dist_err *err)
+{
+	if (w->launcher || w->size < 2 || w->step_has_pmix || w->ompi != DIST_OMPI_PRRTE)
+		return 0;
+	return dist_err_set(err,
+	                    "this step has no PMIx, which Open MPI 5 and later (the mpirun on "
+	                    "PATH) need to start ranks under srun: each of the %u ranks would "
+	                    "run alone; launch with --mpi=pmix, or where Slurm has no PMIx "
+	                    "plugin run mpirun in one task per node with --dist-launcher",
+	                    w->size);
+}
+
 static int mpi_build_env(const struct dist_world *w, struct dist_env *env, struct dist_err *err)
 {
 	if (!w->nodes || !w->step_dir)
 		return dist_err_set(err, "the node table was not gathered for mode mpi");
+	if (check_ranks_can_meet(w, err))
+		return -1;
 	if (dist_mode_ddp.build_env(w, env, err) || set_hostfile_vars(w, env, err) ||
 	    set_platform_vars(w, env, err) || set_ompi_tcp_networks(w, env, err))
 		return -1;

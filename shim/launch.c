@@ -97,7 +97,8 @@ enum dist_ompi launch_probe_ompi(void)
 
 	if (launch_resolve("mpirun", &found, &ignored) != 0)
 		return DIST_OMPI_UNKNOWN;
-	if (realpath(found, real)) {
+	/* Debian's alternatives may point mpirun at MPICH's beside Open MPI's daemons. */
+	if (realpath(found, real) && !strstr(real, "mpich")) {
 		dir = dirname(real);
 		snprintf(daemon, sizeof(daemon), "%s/prted", dir);
 		if (access(daemon, X_OK) == 0)

@@ -18,6 +18,7 @@
 #include "relay.h"
 #include "stepdir.h"
 #include "wireup.h"
+#include "wireup_transport.h"
 
 #define EXIT_USAGE  2
 #define EXIT_WIREUP 1
@@ -255,7 +256,10 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 	if (dir.fd >= 0 && plan->mode->build_files)
 		world.step_dir = dir.path;
 	world.launcher = cli->launcher;
-	world.ompi = launch_probe_ompi();
+	if (plan->mode->program_uses_pmi) {
+		world.ompi = launch_probe_ompi();
+		world.step_has_pmix = wireup_transport_pmix.available();
+	}
 	if (result == WIREUP_OK && cli->launcher && check_launcher_form(&world, &err))
 		result = WIREUP_FAILED;
 	if (result == WIREUP_OK && export_contract(plan, &world, &err))

@@ -4,7 +4,7 @@
  * node_rank, nnodes, master_addr, master_port, master_ifname, local_gpus),
  * optionally "compat=LIST" (--dist-compat profiles), "step_dir=PATH",
  * "launcher=1" (the launcher form), "ompi=orte|prrte" (the Open MPI on the
- * task's PATH: 4, or 5 and later), the
+ * task's PATH: 4, or 5 and later), "pmix=1" (the step has PMIx), the
  * ps layout ("ps=N", "chief=1", "evaluator=1"), one "task=ADDR:PORT" line
  * per task in rank order, one "npus=ID=IP,..." line per node (mode
  * ascend, node order; ranks are taken in block order), and one
@@ -108,6 +108,8 @@ static int set_field(struct dist_world *w, const char *key, const char *value)
 		return (w->roles.evaluator = strcmp(value, "1") == 0, 0);
 	if (strcmp(key, "launcher") == 0)
 		return (w->launcher = strcmp(value, "1") == 0, 0);
+	if (strcmp(key, "pmix") == 0)
+		return (w->step_has_pmix = strcmp(value, "1") == 0, 0);
 	if (strcmp(key, "ompi") == 0) {
 		if (strcmp(value, "orte") == 0)
 			w->ompi = DIST_OMPI_ORTE;
