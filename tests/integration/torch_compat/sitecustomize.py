@@ -2,7 +2,8 @@
 
 From torch 2.4 on, TCPStore asks for libuv by default. torch.distributed's
 env:// reads USE_LIBUV=0, but torchrun's rendezvous handlers (static and c10d)
-construct TCPStore without passing it, so on such a build torchrun fails with
+construct TCPStore without passing it (and from 2.5 so does env:// when it
+reuses torchrun's store), so on such a build torchrun fails with
 "use_libuv was requested but PyTorch was build without libuv support". This
 is Debian's build, not slurm-dist: the tests put this directory on PYTHONPATH
 so that torchrun itself, unchanged, is what they exercise. On a torch with
@@ -36,12 +37,17 @@ def _patch():
             kwargs["use_libuv"] = False
             super().__init__(*args, **kwargs)
 
-    dist.TCPStore = TCPStoreWithoutLibuv
-    import torch.distributed.elastic.rendezvous.static_tcp_rendezvous as s
-    import torch.distributed.elastic.rendezvous.c10d_rendezvous_backend as c
+    import sys
 
-    s.TCPStore = TCPStoreWithoutLibuv
-    c.TCPStore = TCPStoreWithoutLibuv
+    import torch.distributed.elastic.rendezvous.c10d_rendezvous_backend  # noqa: F401
+    import torch.distributed.elastic.rendezvous.static_tcp_rendezvous  # noqa: F401
+    import torch.distributed.rendezvous  # noqa: F401
+
+    # Every module that took the name (torchrun's rendezvous handlers, and
+    # env:// reusing the agent's store from torch 2.5 on).
+    for name, module in list(sys.modules.items()):
+        if name.startswith("torch.distributed") and getattr(module, "TCPStore", None) is store:
+            module.TCPStore = TCPStoreWithoutLibuv
 
 
 _patch()
