@@ -34,6 +34,18 @@ exchange_mpi() {
 
 XMPI=$(exchange_mpi)
 
+# A directory holding only the given tools (and srun, timeout), for a PATH
+# on which the shim finds no Open MPI 5+ mpirun, as an MPICH module gives:
+# mode mpi then allows native launches in a step without PMIx.
+path_without_ompi() {
+	local t
+	mkdir -p "$WORK/bin"
+	for t in srun timeout "$@"; do
+		ln -sf "$(command -v "$t")" "$WORK/bin/$t"
+	done
+	echo "$WORK/bin"
+}
+
 # True when the cluster's Slurm is release $1 (e.g. 23.11) or later.
 slurm_at_least() {
 	local have

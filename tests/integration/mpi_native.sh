@@ -29,11 +29,7 @@ else
 	done
 	# The hostfiles below are for an MPI the shim does not take for Open MPI
 	# 5+: a PATH without that mpirun, as an MPICH module gives.
-	mkdir -p "$WORK/bin"
-	for t in srun timeout bash hostname paste stat dirname; do
-		ln -sf "$(command -v $t)" "$WORK/bin/$t"
-	done
-	files_path=$WORK/bin
+	files_path=$(path_without_ompi bash hostname paste stat dirname)
 fi
 
 # What every task sees: the same hostfiles on every node, private.

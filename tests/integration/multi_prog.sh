@@ -35,7 +35,11 @@ if slurm_at_least 23.11; then
 	check_lines "$WORK/ddp.out"
 	assert_count "$WORK/ddp.out" ' tf=none ' 6
 
-	run_srun mpi --dist-mode=mpi -N3 -n6 --multi-prog show.conf
+	# Open MPI 5+ needs PMIx for a native launch (mpi_native): without it,
+	# an MPI the shim does not take for Open MPI 5+.
+	mpi_path=$PATH
+	[ "$XMPI" = pmix ] || mpi_path=$(path_without_ompi sed)
+	PATH=$mpi_path run_srun mpi --mpi=$XMPI --dist-mode=mpi -N3 -n6 --multi-prog show.conf
 	[ "$RC" -eq 0 ] || { cat "$WORK/mpi.err" >&2; fail "mpi --multi-prog exited $RC"; }
 	check_lines "$WORK/mpi.out"
 
