@@ -38,7 +38,7 @@ run_srun uneven --mpi=$XMPI --dist-mode=ascend -w tcn1,tcn2 -N2 -n3 bash -c "$ma
 expect uneven "HCCL needs the same on every server"
 
 run_srun no_pmix --dist-mode=ascend -w tcn1 -N1 bash -c "$marker"
-expect no_pmix "--dist-mode=ascend gathers what every node finds for it (ports, devices), which only PMIx or PMI2 can carry: launch with --mpi=$XMPI or --mpi=pmi2"
+expect no_pmix "--dist-mode=ascend gathers what every node finds for it (ports, devices), which only PMIx or PMI2 can carry: launch with --mpi=pmix or --mpi=pmi2"
 
 run_srun isolate_ddp --dist-mode=ddp --dist-npu-isolate -w tcn1 -N1 bash -c "$marker"
 expect isolate_ddp "--dist-npu-isolate needs --dist-mode=ascend"

@@ -9,7 +9,7 @@ assert_contains "$WORK/too_many.err" "4 tasks cannot hold 4 ps, a chief and at l
 
 run_srun no_pmix --dist-mode=ps -N2 --ntasks-per-node=1 bash -c "$marker"
 [ "$RC" -ne 0 ] || fail "ps without PMIx exited 0"
-assert_contains "$WORK/no_pmix.err" "--dist-mode=ps gathers what every node finds for it (ports, devices), which only PMIx or PMI2 can carry: launch with --mpi=$XMPI or --mpi=pmi2"
+assert_contains "$WORK/no_pmix.err" "--dist-mode=ps gathers what every node finds for it (ports, devices), which only PMIx or PMI2 can carry: launch with --mpi=pmix or --mpi=pmi2"
 
 run_srun bad_n --mpi=$XMPI --dist-mode=ps --dist-ps=two -N1 bash -c "$marker"
 [ "$RC" -ne 0 ] || fail "--dist-ps=two exited 0"
