@@ -24,8 +24,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--announce")
     parser.add_argument("--wait-for")
-    # torch.distributed.launch (TI-ONE's launch line) passes --local_rank.
-    parser.add_argument("--local_rank", type=int)
+    # torch.distributed.launch (TI-ONE's launch line) passes --local_rank;
+    # from torch 2.0 on it spells it --local-rank.
+    parser.add_argument("--local_rank", "--local-rank", type=int)
     args = parser.parse_args()
 
     dist.init_process_group("gloo", init_method="env://", timeout=datetime.timedelta(seconds=60))
