@@ -36,6 +36,17 @@ enum dist_mode_status dist_mode_lookup(const char *name, const struct dist_mode 
 	return DIST_MODE_UNKNOWN;
 }
 
+bool dist_pmix_shareable(const char *server_version)
+{
+	char *end;
+	unsigned long major;
+
+	if (!server_version || server_version[0] < '0' || server_version[0] > '9')
+		return false;
+	major = strtoul(server_version, &end, 10);
+	return *end == '.' && major >= 5;
+}
+
 const char *dist_mode_choices(void)
 {
 	return "none|ddp|mpi|ps|ascend";

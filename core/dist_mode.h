@@ -32,9 +32,11 @@ struct dist_mode {
 	/* Needs dist_world.nodes (every node's address, tasks and GPUs). */
 	bool needs_nodes;
 	/* The program wires itself up through the step's PMI, whichever Slurm
-	 * gives it (PMIx or PMI2, MPI_Init). Under Slurm 22.05's PMIx server a
-	 * rank can connect only once, and a PMI2 connection (PMI_FD) the shim
-	 * consumed is gone for the program: the shim must use neither. */
+	 * gives it (PMIx or PMI2, MPI_Init). Under Slurm 22.05's PMIx server
+	 * (PMIx 4) a rank can connect only once, and a PMI2 connection (PMI_FD)
+	 * the shim consumed is gone for the program: the shim then uses neither.
+	 * A PMIx 5+ server lets the program connect after the shim
+	 * (dist_pmix_shareable). */
 	bool program_uses_pmi;
 	/* Needs dist_world.tasks: an address and a free port for every task,
 	 * which only an exchange (PMIx) can give. */
@@ -50,6 +52,14 @@ struct dist_mode {
 	int (*build_files)(const struct dist_world *world, struct dist_files *files,
 	                   struct dist_err *err);
 };
+
+/* Whether a task's program can still connect to the step's PMIx server
+ * (MPI_Init) after the shim connected, exchanged and finalized, from the
+ * version that server announces to every task (PMIX_VERSION, e.g. "5.0.7a1"):
+ * PMIx 5 or later. Checked with Debian's pairs only: Slurm 24.11 with PMIx
+ * 5.0.7 lets the program in; Slurm 22.05 with PMIx 4.2.2 fails its MPI_Init.
+ * NULL or unreadable: no, the safe answer. */
+bool dist_pmix_shareable(const char *server_version);
 
 /* What a --dist-mode value means. */
 enum dist_mode_status {

@@ -103,6 +103,26 @@ static void test_validate_rejects_naming_valid_modes(void **state)
 	                    "invalid --dist-mode '': valid modes are none|ddp|mpi|ps|ascend");
 }
 
+/* The versions Slurm's PMIx servers announced in PMIX_VERSION on the test
+ * clusters (22.05: 4.2.2rc2, 24.11: 5.0.7a1), and what is not a version. */
+static void test_pmix_shareable_from_5_on(void **state)
+{
+	(void)state;
+	assert_true(dist_pmix_shareable("5.0.7a1"));
+	assert_true(dist_pmix_shareable("5.0.7"));
+	assert_true(dist_pmix_shareable("6.0.0"));
+	assert_true(dist_pmix_shareable("10.1"));
+	assert_false(dist_pmix_shareable("4.2.2rc2"));
+	assert_false(dist_pmix_shareable("3.2.3"));
+	assert_false(dist_pmix_shareable("4"));
+	assert_false(dist_pmix_shareable("5"));
+	assert_false(dist_pmix_shareable("v5.0.7"));
+	assert_false(dist_pmix_shareable("-5.0"));
+	assert_false(dist_pmix_shareable(" 5.0"));
+	assert_false(dist_pmix_shareable(""));
+	assert_false(dist_pmix_shareable(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +134,7 @@ int main(void)
 	        cmocka_unit_test(test_choices),
 	        cmocka_unit_test(test_validate_accepts),
 	        cmocka_unit_test(test_validate_rejects_naming_valid_modes),
+	        cmocka_unit_test(test_pmix_shareable_from_5_on),
 	};
 
 	return cmocka_run_group_tests_name("dist_mode", tests, NULL, NULL);
