@@ -32,7 +32,7 @@ exchange_mpi() {
 	fi
 }
 
-XMPI=$(exchange_mpi)
+XMPI=${XMPI:-$(exchange_mpi)}
 
 # A directory holding only the given tools (and srun, timeout), for a PATH
 # on which the shim finds no Open MPI 5+ mpirun, as an MPICH module gives:
