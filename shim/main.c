@@ -74,6 +74,20 @@ static int build_request(const struct cli *cli, const struct plan *plan, struct 
 	return dist_port_range_parse(cli->port_range, &req->ports, err);
 }
 
+/* Whether the shim runs the exchange through T. A program that does its own
+ * PMI (mode mpi) needs the step's PMI after the shim: the shim leaves it
+ * alone unless it is a PMIx server that lets the program connect after the
+ * shim finalized (PMIx 5+, which the server announces in PMIX_VERSION:
+ * dist_pmix_shareable). A PMI2 connection the shim finalized is gone. */
+static bool shim_exchanges(const struct wireup_transport *t, const struct dist_mode *mode)
+{
+	if (!t)
+		return false;
+	if (!mode->program_uses_pmi)
+		return true;
+	return t == &wireup_transport_pmix && dist_pmix_shareable(getenv("PMIX_VERSION"));
+}
+
 /* LOCAL_FAILURE: why this task cannot start, or NULL. */
 static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan,
                                   const char *local_failure, struct dist_world *w,
@@ -88,7 +102,7 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 	w->roles = plan->roles;
 	w->npu_isolate = cli->npu_isolate;
 	w->hccl_base_port = npu_hccl_base_port(&req.ports);
-	if (exchange && !plan->mode->program_uses_pmi)
+	if (shim_exchanges(exchange, plan->mode))
 		return wireup_exchange(exchange, &req, local_failure, w, err);
 	if (!local_failure && (req.needs_tasks || req.node_extra)) {
 		snprintf(bad_request.msg, sizeof(bad_request.msg),
