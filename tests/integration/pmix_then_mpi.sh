@@ -75,6 +75,12 @@ if [ "$shared" = yes ]; then
 	for r in 0 1 2 3 4 5; do
 		assert_count "$WORK/mpi_py.out" "^MPI-OK rank=$r size=6 sum=21 env_rank=$r " 1
 	done
+	# The launcher form after the exchange: rank 0's mpirun starts the ranks,
+	# which see no one task's RANK.
+	run_srun launcher --mpi=pmix --dist-mode=mpi --dist-launcher -N2 --ntasks-per-node=1 \
+		mpirun --allow-run-as-root -np 2 --map-by node $PY "$WORK/mpi_sum.py"
+	[ "$RC" -eq 0 ] || { cat "$WORK/launcher.err" >&2; fail "the launcher form under --mpi=pmix exited $RC"; }
+	assert_count "$WORK/launcher.out" '^MPI-OK rank=[01] size=2 sum=3 env_rank=None host=tcn[12]$' 2
 else
 	# The documented limit: MPI_Init fails in every task after the shim's
 	# PMIx exchange (it does not hang).
