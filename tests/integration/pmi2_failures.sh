@@ -33,7 +33,9 @@ assert_contains "$WORK/late.err" "rank 0: timed out after 3 s waiting for the st
 
 # Mode mpi: the program does its own PMI2, so the shim must not take it.
 cc -o "$WORK/pmi2_hello" "$TESTS_DIR/pmi2_hello.c" -lpmi2 || fail "cannot build pmi2_hello"
-run_srun mpi --mpi=pmi2 --dist-mode=mpi -N2 --ntasks-per-node=2 "$WORK/pmi2_hello"
+# Its MPI is PMI2's (as MPICH's is), not an Open MPI 5+ mpirun on the PATH,
+# which mode mpi would refuse without PMIx (mpi_native).
+PATH=$(path_without_ompi) run_srun mpi --mpi=pmi2 --dist-mode=mpi -N2 --ntasks-per-node=2 "$WORK/pmi2_hello"
 [ "$RC" -eq 0 ] || { cat "$WORK/mpi.err" >&2; fail "srun exited $RC"; }
 for r in 0 1 2 3; do
 	assert_count "$WORK/mpi.out" "^PMI2-OK rank=$r size=4 left=$(((r + 3) % 4))$" 1
