@@ -7,14 +7,7 @@ source "$(dirname "$0")/lib.sh"
 cp "$TESTS_DIR/ascend_check.py" "$WORK/"
 export DIST_HCCN_CONF=/tmp/dist-test-hccn.conf
 
-# Node K's NPU D has the IP 192.168.(100+D).K.
-run_srun setup -N3 --ntasks-per-node=1 bash -c '
-	k=${SLURMD_NODENAME#tcn}
-	for d in 0 1 2 3 4 5 6 7; do
-		echo "address_$d=192.168.$((100 + d)).$k"
-		echo "netmask_$d=255.255.255.0"
-	done >'"$DIST_HCCN_CONF"
-[ "$RC" -eq 0 ] || fail "could not write the hccn.conf files"
+write_hccn_confs
 
 run_srun two --mpi=$XMPI --dist-mode=ascend -N3 --ntasks-per-node=2 $PY "$WORK/ascend_check.py"
 [ "$RC" -eq 0 ] || { cat "$WORK/two.err" >&2; fail "srun exited $RC"; }

@@ -46,6 +46,18 @@ path_without_ompi() {
 	echo "$WORK/bin"
 }
 
+# Writes an hccn.conf at $DIST_HCCN_CONF in every node's private /tmp: node
+# K's NPU D has the IP 192.168.(100+D).K.
+write_hccn_confs() {
+	run_srun hccn_setup -N"$TC_NODES" --ntasks-per-node=1 bash -c '
+		k=${SLURMD_NODENAME#tcn}
+		for d in 0 1 2 3 4 5 6 7; do
+			echo "address_$d=192.168.$((100 + d)).$k"
+			echo "netmask_$d=255.255.255.0"
+		done >'"$DIST_HCCN_CONF"
+	[ "$RC" -eq 0 ] || fail "could not write the hccn.conf files"
+}
+
 # True when the cluster's Slurm is release $1 (e.g. 23.11) or later.
 slurm_at_least() {
 	local have

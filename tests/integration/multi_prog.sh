@@ -1,7 +1,7 @@
 #!/bin/bash
 # --multi-prog. On Slurm 23.11 and later the plugin prepends the shim to each
 # task's own line (spank_prepend_task_argv): every line is wrapped with its
-# own program and arguments, in every mode. On 22.05 each task execs its own
+# own program and arguments, in every mode (ddp, mpi, ps, ascend). On 22.05 each task execs its own
 # line, which the plugin cannot reach, so the step is refused with a clear
 # message and no task of it starts. Without --dist-mode, --multi-prog works
 # as usual on both.
@@ -11,7 +11,9 @@ cat >show.sh <<'SH'
 #!/bin/sh
 # One line per task: its --multi-prog line, task id and contract.
 tf=$(printf '%s' "${TF_CONFIG:-}" | sed -n 's/.*"task":{"type":"\([a-z]*\)","index":\([0-9]*\)}.*/\1:\2/p')
-echo "MP line=$1 task=$2 rank=${RANK:-unset} world=${WORLD_SIZE:-unset} master=${MASTER_ADDR:-unset} tf=${tf:-none} shim=${DIST_SHIM_MODE:-gone}"
+table=no
+[ -f "${RANK_TABLE_FILE:-/nonexistent}" ] && table=yes
+echo "MP line=$1 task=$2 rank=${RANK:-unset} world=${WORLD_SIZE:-unset} master=${MASTER_ADDR:-unset} tf=${tf:-none} shim=${DIST_SHIM_MODE:-gone} table=$table device=${DEVICE_ID:-none}"
 SH
 chmod +x show.sh
 printf '0 %s first %%t\n1-5 %s rest %%t\n' "$WORK/show.sh" "$WORK/show.sh" >show.conf
@@ -50,6 +52,14 @@ if slurm_at_least 23.11; then
 	for ((t = 1; t < 6; t++)); do
 		assert_count "$WORK/ps.out" "^MP line=rest task=$t .* tf=worker:$((t - 1)) " 1
 	done
+
+	# ascend: every line also gets its rank table and device.
+	export DIST_HCCN_CONF=/tmp/dist-test-hccn.conf
+	write_hccn_confs
+	run_srun ascend --mpi=$XMPI --dist-mode=ascend -N3 -n6 --multi-prog show.conf
+	[ "$RC" -eq 0 ] || { cat "$WORK/ascend.err" >&2; fail "ascend --multi-prog exited $RC"; }
+	check_lines "$WORK/ascend.out"
+	assert_count "$WORK/ascend.out" ' table=yes device=[01]$' 6
 
 	# A real training run whose lines differ.
 	printf '0 %s %s --announce %s/first-line\n1-3 %s %s\n' "$PY" "$TRAIN" "$WORK" "$PY" "$TRAIN" >train.conf
