@@ -102,9 +102,11 @@ static struct spank_option explain_option = {
 };
 
 /* Stores VALUE; validation here stops srun, sbatch and salloc. In
- * slurmstepd a failing callback would fail the plugin's initialisation and
- * drain the node, so there the value is only stored and checked again in
- * task_init, which fails just the task. */
+ * slurmstepd Slurm only logs a failing callback and runs the step anyway
+ * (every release), so there the value is only stored and checked in
+ * task_init, which fails each task with the message. Before 24.05 slurmstepd
+ * calls this twice (launch message, then environment): storing is idempotent.
+ * Returns 0 or -1 only: from 25.05 any non-zero return is an error. */
 static int store(char *dst, size_t len, bool *given, const char *value, int remote,
                  int (*validate)(const char *, struct dist_err *))
 {
