@@ -145,6 +145,17 @@ assert_no_node_drained() {
 	[ -z "$bad" ] || fail "nodes not healthy: $bad"
 }
 
+# Resumes a node a test drained on purpose and waits (bounded) until it is
+# idle and answering again.
+resume_node() {
+	local deadline=$((SECONDS + 60))
+	scontrol update nodename="$1" state=resume
+	until [ "$(sinfo -h -n "$1" -o '%T')" = idle ]; do
+		[ $SECONDS -lt $deadline ] || fail "$1 is not idle 60 s after resuming it"
+		sleep 1
+	done
+}
+
 # The DDP-OK lines of a run, checked: every rank once, one master for all,
 # the master is tcn1's own address, and each node names its own interface.
 assert_ddp_ok() {
