@@ -378,6 +378,33 @@ static enum wireup_result read_exchange(const struct wireup_transport *t,
 	return result;
 }
 
+/* Whether this task's node's first task told everyone it cannot start
+ * there: the other tasks then learn it from its record, and this task,
+ * failing for the same node-wide reason, need not end the step for them
+ * (ending it races with their reading why). */
+static bool leader_reported_failure(const struct wireup_transport *t,
+                                    const struct wireup_request *req, const struct dist_world *w)
+{
+	struct wireup_node *nodes = calloc(w->nnodes ? w->nnodes : 1, sizeof(*nodes));
+	uint32_t count = 0, leader = UINT32_MAX;
+	struct dist_err ignored;
+	char text[RECORD_MAX];
+	bool failed = false;
+
+	if (nodes && list_nodes(t, w, nodes, &count, &ignored) == 0)
+		for (uint32_t i = 0; i < count; i++)
+			for (uint32_t j = 0; j < nodes[i].ntasks; j++)
+				if (nodes[i].ranks[j] == w->rank)
+					leader = nodes[i].ranks[0];
+	if (leader != UINT32_MAX &&
+	    t->get(leader, KEY_NODE, req->timeout_s, text, sizeof(text), &ignored) == 0)
+		failed = strncmp(text, RECORD_FAILED, strlen(RECORD_FAILED)) == 0;
+	for (uint32_t i = 0; nodes && i < count; i++)
+		free(nodes[i].ranks);
+	free(nodes);
+	return failed;
+}
+
 /* This task's reason not to start, if it finds one before the fence. */
 static void prepare_contribution(const struct wireup_transport *t, const struct wireup_request *req,
                                  const struct dist_world *w, struct dist_addr_list *local,
@@ -413,8 +440,11 @@ enum wireup_result wireup_exchange(const struct wireup_transport *t,
 		return WIREUP_TIMED_OUT;
 	if (mine.msg[0]) {
 		*err = mine;
-		/* Only a node's first task tells the others; anyone else must abort. */
-		return w->local_rank == 0 ? WIREUP_FAILED : WIREUP_FAILED_UNSHARED;
+		/* Only a node's first task tells the others; another task whose
+		 * failure its record does not cover must end the step itself. */
+		if (w->local_rank == 0 || leader_reported_failure(t, req, w))
+			return WIREUP_FAILED;
+		return WIREUP_FAILED_UNSHARED;
 	}
 	result = read_exchange(t, req, w, err);
 	if (result == WIREUP_OK)
