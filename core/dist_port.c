@@ -41,6 +41,36 @@ uint16_t dist_port_first(const struct dist_port_range *range, uint32_t jobid, ui
 	return (uint16_t)(range->lo + slot);
 }
 
+int dist_port_split_hccl(const struct dist_port_range *range, struct dist_port_range *master,
+                         struct dist_port_range *hccl, struct dist_err *err)
+{
+	uint32_t blocks = range_size(range) / 2 / DIST_HCCL_PORTS;
+	uint32_t hccl_lo = (uint32_t)range->hi + 1 - blocks * DIST_HCCL_PORTS;
+
+	if (blocks == 0)
+		return dist_err_set(
+		        err,
+		        "port range %u-%u is too small for --dist-mode=ascend: it needs "
+		        "at least %u ports (half of them for HCCL's blocks of %u)",
+		        range->lo, range->hi, 2 * DIST_HCCL_PORTS, DIST_HCCL_PORTS);
+	master->lo = range->lo;
+	master->hi = (uint16_t)(hccl_lo - 2); /* hccl_lo - 1: the guard port */
+	hccl->lo = (uint16_t)hccl_lo;
+	hccl->hi = range->hi;
+	return 0;
+}
+
+uint16_t dist_port_hccl_base(const struct dist_port_range *hccl, uint32_t jobid, uint32_t stepid)
+{
+	uint32_t blocks = range_size(hccl) / DIST_HCCL_PORTS;
+	const struct dist_port_range block_range = {0, (uint16_t)(blocks ? blocks - 1 : 0)};
+
+	if (blocks == 0)
+		return hccl->lo;
+	return (uint16_t)(hccl->lo +
+	                  dist_port_first(&block_range, jobid, stepid + 0x4000) * DIST_HCCL_PORTS);
+}
+
 int dist_port_pick(const struct dist_port_range *range, uint16_t first, dist_port_free_fn is_free,
                    void *ctx, uint16_t *port, struct dist_err *err)
 {

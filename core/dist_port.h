@@ -25,6 +25,22 @@ int dist_port_range_parse(const char *text, struct dist_port_range *range, struc
 /* First port to try for this job and step. */
 uint16_t dist_port_first(const struct dist_port_range *range, uint32_t jobid, uint32_t stepid);
 
+/* HCCL (mode ascend) listens on this many ports from its base port. */
+#define DIST_HCCL_PORTS 32
+
+/* Splits RANGE for a step that also needs HCCL's ports: the top half (whole
+ * blocks of DIST_HCCL_PORTS) holds HCCL's blocks, the rest but one guard
+ * port holds the master's and every other port the shim picks, so that none
+ * of them can fall inside HCCL's block (the guard keeps MASTER_PORT+1 out
+ * too). Fails when RANGE has fewer than 2 * DIST_HCCL_PORTS ports. */
+int dist_port_split_hccl(const struct dist_port_range *range, struct dist_port_range *master,
+                         struct dist_port_range *hccl, struct dist_err *err);
+
+/* The first port of this job's and step's HCCL block inside HCCL (a range
+ * from dist_port_split_hccl): the same on every node, spread by job and step
+ * as master ports are. */
+uint16_t dist_port_hccl_base(const struct dist_port_range *hccl, uint32_t jobid, uint32_t stepid);
+
 typedef bool (*dist_port_free_fn)(uint16_t port, void *ctx);
 
 /* First free port from FIRST on, wrapping inside RANGE. */

@@ -62,8 +62,10 @@ static void arm_watchdog(unsigned timeout_s)
 /* Fills REQ; every field is set even when the port range is invalid, since
  * a failing task still takes part in the exchange. */
 static int build_request(const struct cli *cli, const struct plan *plan, struct wireup_request *req,
-                         struct dist_err *err)
+                         struct dist_port_range *hccl, struct dist_err *err)
 {
+	struct dist_port_range range;
+
 	req->timeout_s = cli->timeout_s;
 	req->user_master_addr = getenv("MASTER_ADDR");
 	req->user_master_port = getenv("MASTER_PORT");
@@ -71,7 +73,14 @@ static int build_request(const struct cli *cli, const struct plan *plan, struct 
 	req->needs_tasks = plan->mode->needs_tasks;
 	req->node_extra = plan->mode->needs_npus ? npu_node_extra : NULL;
 	req->ports.lo = req->ports.hi = 0;
-	return dist_port_range_parse(cli->port_range, &req->ports, err);
+	hccl->lo = hccl->hi = 0;
+	if (dist_port_range_parse(cli->port_range, &range, err))
+		return -1;
+	/* HCCL's block and every port picked here are disjoint by construction. */
+	if (plan->mode->needs_npus)
+		return dist_port_split_hccl(&range, &req->ports, hccl, err);
+	req->ports = range;
+	return 0;
 }
 
 /* Whether the shim runs the exchange through T. A program that does its own
@@ -94,14 +103,15 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
                                   struct dist_err *err)
 {
 	struct wireup_request req;
+	struct dist_port_range hccl;
 	struct dist_err bad_request = {{0}};
 	const struct wireup_transport *exchange = wireup_transport_find();
 
-	if (build_request(cli, plan, &req, &bad_request) && !local_failure)
+	if (build_request(cli, plan, &req, &hccl, &bad_request) && !local_failure)
 		local_failure = bad_request.msg;
 	w->roles = plan->roles;
 	w->npu_isolate = cli->npu_isolate;
-	w->hccl_base_port = npu_hccl_base_port(&req.ports);
+	w->hccl_base_port = plan->mode->needs_npus ? npu_hccl_base_port(&hccl) : 0;
 	if (shim_exchanges(exchange, plan->mode))
 		return wireup_exchange(exchange, &req, local_failure, w, err);
 	if (!local_failure && (req.needs_tasks || req.node_extra)) {

@@ -12,17 +12,12 @@
 #define HCCN_CONF_DEFAULT "/etc/hccn.conf"
 #define HCCN_CONF_MAX     (64 * 1024)
 
-uint16_t npu_hccl_base_port(const struct dist_port_range *range)
+uint16_t npu_hccl_base_port(const struct dist_port_range *hccl)
 {
-	uint32_t jobid, stepid, blocks = ((uint32_t)range->hi - range->lo + 1) / HCCL_PORTS;
-	/* Blocks of HCCL_PORTS ports, spread by job and step as master ports are. */
-	const struct dist_port_range block_range = {0, (uint16_t)(blocks ? blocks - 1 : 0)};
+	uint32_t jobid, stepid;
 
 	wireup_step_ids(&jobid, &stepid);
-	if (blocks == 0)
-		return range->lo;
-	return (uint16_t)(range->lo +
-	                  dist_port_first(&block_range, jobid, stepid + 0x4000) * HCCL_PORTS);
+	return dist_port_hccl_base(hccl, jobid, stepid);
 }
 
 static int read_file(const char *path, char *buf, size_t len, struct dist_err *err)
@@ -41,10 +36,10 @@ static int read_file(const char *path, char *buf, size_t len, struct dist_err *e
 
 static int check_hccl_ports(uint16_t base, struct dist_err *err)
 {
-	for (uint32_t p = base; p < (uint32_t)base + HCCL_PORTS && p <= 65535; p++)
+	for (uint32_t p = base; p < (uint32_t)base + DIST_HCCL_PORTS && p <= 65535; p++)
 		if (!netlocal_port_free((uint16_t)p, NULL))
 			return dist_err_set(err, "HCCL's port %u (of %u-%u) is in use on this node",
-			                    p, base, base + HCCL_PORTS - 1);
+			                    p, base, base + DIST_HCCL_PORTS - 1);
 	return 0;
 }
 

@@ -11,10 +11,10 @@
 #include "dist_port.h"
 #include "dist_world.h"
 
-#define HCCL_PORTS 32 /* ports HCCL listens on from its base (newer CANN) */
-
-/* The same on every node, different for jobs and steps sharing one. */
-uint16_t npu_hccl_base_port(const struct dist_port_range *range);
+/* The first of HCCL's DIST_HCCL_PORTS ports inside HCCL (the part of the
+ * site's range dist_port_split_hccl keeps for it): the same on every node,
+ * different for jobs and steps sharing one. */
+uint16_t npu_hccl_base_port(const struct dist_port_range *hccl);
 
 /* "id=ip,..." for this node's tasks, after checking the layout, hccn.conf
  * (DIST_HCCN_CONF, default /etc/hccn.conf) and HCCL's ports. */

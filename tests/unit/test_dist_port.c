@@ -273,6 +273,75 @@ static void test_first_differs_for_consecutive_jobs_any_range_size(void **state)
 	}
 }
 
+/* Every port the shim picks for a step (from the master's part) and HCCL's
+ * block are disjoint for any job and step: 100,000 job ids at steps 0 to 3
+ * over the default and a site's range (the old scheme overlapped for 274 of
+ * 100,000 job ids at step 0). */
+static void check_disjoint(const char *text)
+{
+	struct dist_port_range range, master, hccl;
+	struct dist_err err = {{0}};
+
+	assert_int_equal(dist_port_range_parse(text, &range, &err), 0);
+	assert_int_equal(dist_port_split_hccl(&range, &master, &hccl, &err), 0);
+	assert_int_equal(master.lo, range.lo);
+	assert_int_equal(hccl.hi, range.hi);
+	assert_true(master.hi + 1 < hccl.lo);
+	assert_true(hccl.hi - hccl.lo + 1 >= DIST_HCCL_PORTS);
+	for (uint32_t job = 1; job <= 100000; job++)
+		for (uint32_t step = 0; step < 4; step++) {
+			uint16_t first = dist_port_first(&master, job, step);
+			uint16_t base = dist_port_hccl_base(&hccl, job, step);
+
+			/* The master (and MASTER_PORT+1) stay in the master's part. */
+			if (first < master.lo || first > master.hi)
+				fail_msg("job %u step %u: master %u outside %u-%u", job, step,
+				         first, master.lo, master.hi);
+			if (base < hccl.lo || (uint32_t)base + DIST_HCCL_PORTS - 1 > hccl.hi ||
+			    (base - hccl.lo) % DIST_HCCL_PORTS != 0)
+				fail_msg("job %u step %u: HCCL block %u outside %u-%u", job, step,
+				         base, hccl.lo, hccl.hi);
+			if ((uint32_t)master.hi + 1 >= base)
+				fail_msg("job %u step %u: master part reaches HCCL's block %u", job,
+				         step, base);
+		}
+}
+
+static void test_hccl_disjoint_from_master(void **state)
+{
+	(void)state;
+	check_disjoint(DIST_PORT_RANGE_DEFAULT);
+	check_disjoint("24000-24999");
+	check_disjoint("1024-65535");
+	check_disjoint("30000-30063");
+	check_disjoint("30000-30064");
+}
+
+static void test_hccl_split_too_small(void **state)
+{
+	struct dist_port_range range = {30000, 30062}, master, hccl;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	assert_int_equal(dist_port_split_hccl(&range, &master, &hccl, &err), -1);
+	assert_string_equal(err.msg, "port range 30000-30062 is too small for --dist-mode=ascend: "
+	                             "it needs at least 64 ports (half of them for HCCL's blocks "
+	                             "of 32)");
+}
+
+/* HCCL's blocks of a step are spread: neighbouring jobs differ. */
+static void test_hccl_base_spread(void **state)
+{
+	struct dist_port_range range = {20000, 31999}, master, hccl;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	assert_int_equal(dist_port_split_hccl(&range, &master, &hccl, &err), 0);
+	assert_int_not_equal(dist_port_hccl_base(&hccl, 100, 0),
+	                     dist_port_hccl_base(&hccl, 101, 0));
+	assert_int_equal(dist_port_hccl_base(&hccl, 100, 0), dist_port_hccl_base(&hccl, 100, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +360,9 @@ int main(void)
 	        cmocka_unit_test(test_pick_gives_up_after_tries),
 	        cmocka_unit_test(test_pick_range_smaller_than_tries),
 	        cmocka_unit_test(test_pick_single_port_range),
+	        cmocka_unit_test(test_hccl_disjoint_from_master),
+	        cmocka_unit_test(test_hccl_split_too_small),
+	        cmocka_unit_test(test_hccl_base_spread),
 	};
 	return cmocka_run_group_tests_name("dist_port", tests, NULL, NULL);
 }
