@@ -101,18 +101,40 @@ static struct spank_option explain_option = {
         on_dist_flag,
 };
 
+/* A value that did not fit its field, kept for dist_options_validate: in
+ * slurmstepd a failing callback is only logged, so the task must fail. */
+static struct dist_err too_long;
+static bool too_long_seen;
+
 /* Stores VALUE; validation here stops srun, sbatch and salloc. In
  * slurmstepd Slurm only logs a failing callback and runs the step anyway
  * (every release), so there the value is only stored and checked in
  * task_init, which fails each task with the message. Before 24.05 slurmstepd
  * calls this twice (launch message, then environment): storing is idempotent.
- * Returns 0 or -1 only: from 25.05 any non-zero return is an error. */
-static int store(char *dst, size_t len, bool *given, const char *value, int remote,
-                 int (*validate)(const char *, struct dist_err *))
+ * A value longer than its field is refused, never cut (a cut one could pass
+ * validation as another value). Returns 0 or -1 only: from 25.05 any
+ * non-zero return is an error. */
+static int store(const char *option, char *dst, size_t len, bool *given, const char *value,
+                 int remote, int (*validate)(const char *, struct dist_err *))
 {
 	struct dist_err err;
 
-	snprintf(dst, len, "%s", value ? value : "");
+	if (!value)
+		value = "";
+	if (strlen(value) >= len) {
+		if (!too_long_seen)
+			dist_err_set(&too_long,
+			             "%s: the value '%.40s%s' is too long (at most %zu "
+			             "characters)",
+			             option, value, strlen(value) > 40 ? "..." : "", len - 1);
+		too_long_seen = true;
+		dst[0] = '\0';
+		*given = true;
+		if (!remote)
+			slurm_error("dist: %s", too_long.msg);
+		return remote ? 0 : -1;
+	}
+	snprintf(dst, len, "%s", value);
 	*given = true;
 	if (!remote && validate(dst, &err)) {
 		slurm_error("dist: %s", err.msg);
@@ -132,15 +154,15 @@ static int validate_compat(const char *list, struct dist_err *err)
 static int on_dist_mode(int val, const char *optarg, int remote)
 {
 	(void)val;
-	return store(dist_options.mode, sizeof(dist_options.mode), &dist_options.mode_given, optarg,
-	             remote, dist_mode_validate);
+	return store("--dist-mode", dist_options.mode, sizeof(dist_options.mode),
+	             &dist_options.mode_given, optarg, remote, dist_mode_validate);
 }
 
 static int on_dist_compat(int val, const char *optarg, int remote)
 {
 	(void)val;
-	return store(dist_options.compat, sizeof(dist_options.compat), &dist_options.compat_given,
-	             optarg, remote, validate_compat);
+	return store("--dist-compat", dist_options.compat, sizeof(dist_options.compat),
+	             &dist_options.compat_given, optarg, remote, validate_compat);
 }
 
 static int validate_ps(const char *text, struct dist_err *err)
@@ -155,7 +177,8 @@ static int on_dist_ps(int val, const char *optarg, int remote)
 	bool given;
 
 	(void)val;
-	return store(dist_options.ps, sizeof(dist_options.ps), &given, optarg, remote, validate_ps);
+	return store("--dist-ps", dist_options.ps, sizeof(dist_options.ps), &given, optarg, remote,
+	             validate_ps);
 }
 
 static int on_dist_flag(int val, const char *optarg, int remote)
@@ -187,8 +210,8 @@ static int on_dist_bind(int val, const char *optarg, int remote)
 	bool given;
 
 	(void)val;
-	return store(dist_options.bind, sizeof(dist_options.bind), &given, optarg, remote,
-	             validate_bind);
+	return store("--dist-bind", dist_options.bind, sizeof(dist_options.bind), &given, optarg,
+	             remote, validate_bind);
 }
 
 int dist_options_register(spank_t sp)
@@ -215,6 +238,10 @@ int dist_options_register(spank_t sp)
 
 int dist_options_validate(struct dist_err *err)
 {
+	if (too_long_seen) {
+		*err = too_long;
+		return -1;
+	}
 	if (dist_options.compat_given && !dist_options.mode_given)
 		return dist_err_set(err,
 		                    "--dist-compat=%s needs --dist-mode (e.g. --dist-mode=ddp)",

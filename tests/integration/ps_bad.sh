@@ -15,6 +15,11 @@ run_srun bad_n --mpi=$XMPI --dist-mode=ps --dist-ps=two -N1 bash -c "$marker"
 [ "$RC" -ne 0 ] || fail "--dist-ps=two exited 0"
 assert_contains "$WORK/bad_n.err" "invalid --dist-ps 'two': expected a number of parameter servers, 0 or more"
 
+# Longer than the plugin's field: refused, not cut to a valid 000000000000001.
+run_srun long_ps --mpi=$XMPI --dist-mode=ps --dist-ps=000000000000001X -N1 bash -c "$marker"
+[ "$RC" -ne 0 ] || fail "--dist-ps=000000000000001X exited 0"
+assert_contains "$WORK/long_ps.err" "--dist-ps: the value '000000000000001X' is too long (at most 15 characters)"
+
 run_srun wrong_mode --mpi=$XMPI --dist-mode=ddp --dist-chief -N1 bash -c "$marker"
 [ "$RC" -ne 0 ] || fail "--dist-chief with ddp exited 0"
 assert_contains "$WORK/wrong_mode.err" "--dist-ps, --dist-chief and --dist-evaluator need --dist-mode=ps"
