@@ -1,5 +1,7 @@
 #include "dist_launch.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -63,4 +65,28 @@ int dist_contract_env(const struct dist_mode *mode, const struct dist_profile *c
 	if (w->launcher)
 		dist_env_strip_per_task(env);
 	return 0;
+}
+
+int dist_argv0_encode(long pid, const char *argv0, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%ld:%s", pid, argv0);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+const char *dist_argv0_decode(const char *value, long pid)
+{
+	const char *p = value;
+	long v = 0;
+
+	if (!p || *p < '1' || *p > '9')
+		return NULL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (LONG_MAX - 9) / 10)
+			return NULL;
+		v = v * 10 + (*p - '0');
+	}
+	if (*p != ':' || p[1] == '\0' || v != pid)
+		return NULL;
+	return p + 1;
 }

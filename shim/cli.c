@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "dist_launch.h"
 #include "dist_mode.h"
 #include "dist_port.h"
 #include "dist_profile.h"
@@ -191,7 +193,9 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 
 int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err)
 {
-	const char *argv0 = getenv(DIST_SHIM_ENV_ARGV0);
+	/* Only the value the plugin made for this very process (a leftover
+	 * never names our pid): it must not change what runs. */
+	const char *argv0 = dist_argv0_decode(getenv(DIST_SHIM_ENV_ARGV0), (long)getpid());
 	const char *timeout = getenv(DIST_SHIM_ENV_TIMEOUT);
 
 	defaults_from_env(cli);

@@ -91,8 +91,9 @@ static int fail_task(const char *why)
 	return -1;
 }
 
-/* The options and site settings the shim reads (dist_protocol.h); NULL
- * values are left unset. */
+/* The options and site settings the shim reads (dist_protocol.h); a NULL
+ * value is unset, so that nothing left in the task's environment (the
+ * user's or an earlier step's) speaks for the plugin. */
 static int set_shim_env(spank_t sp)
 {
 	const struct {
@@ -112,10 +113,13 @@ static int set_shim_env(spank_t sp)
 	        {DIST_SHIM_ENV_TIMEOUT, config.timeout[0] ? config.timeout : NULL},
 	};
 
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if (vars[i].value &&
-		    spank_setenv(sp, vars[i].name, vars[i].value, 1) != ESPANK_SUCCESS)
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		spank_err_t rc = vars[i].value ? spank_setenv(sp, vars[i].name, vars[i].value, 1)
+		                               : spank_unsetenv(sp, vars[i].name);
+
+		if (rc != ESPANK_SUCCESS && !(rc == ESPANK_ENV_NOEXIST && !vars[i].value))
 			return -1;
+	}
 	return 0;
 }
 

@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "dist_launch.h"
 #include "dist_protocol.h"
 #include "dist_slurmenv.h"
 
@@ -14,7 +16,15 @@ static int wrap_by_prepending(spank_t sp, prepend_argv_fn prepend, const char *s
                               struct dist_err *err)
 {
 	const char *prefix[] = {shim, "--"};
-	spank_err_t rc = prepend(sp, 2, prefix);
+	spank_err_t rc;
+
+	/* Only the 22.05 route hands argv[0] over; a value in the task's
+	 * environment is a leftover or the user's, and must not reach the shim. */
+	rc = spank_unsetenv(sp, DIST_SHIM_ENV_ARGV0);
+	if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_NOEXIST)
+		return dist_err_set(err, "cannot clear %s in the task: %s", DIST_SHIM_ENV_ARGV0,
+		                    spank_strerror(rc));
+	rc = prepend(sp, 2, prefix);
 
 	if (rc != ESPANK_SUCCESS)
 		return dist_err_set(err, "cannot prepend the shim to the task: %s",
@@ -29,7 +39,8 @@ static int wrap_by_argv0(spank_t sp, const char *shim, struct dist_err *err)
 {
 	char **argv = NULL;
 	int argc = 0;
-	char *copy;
+	char *copy, *handover;
+	size_t len;
 
 	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv ||
 	    !argv[0])
@@ -39,8 +50,17 @@ static int wrap_by_argv0(spank_t sp, const char *shim, struct dist_err *err)
 		return dist_err_set(err, "--dist-mode cannot wrap --multi-prog steps on this Slurm "
 		                         "(before 23.11); start each line's program with "
 		                         "'dist-shim --mode MODE -- PROGRAM' instead");
-	if (spank_setenv(sp, DIST_SHIM_ENV_ARGV0, argv[0], 1) != ESPANK_SUCCESS)
+	/* Tied to this process, which execs the shim next (dist_launch.h). */
+	len = strlen(argv[0]) + 32;
+	handover = malloc(len);
+	if (!handover)
+		return dist_err_set(err, "out of memory");
+	if (dist_argv0_encode((long)getpid(), argv[0], handover, len) ||
+	    spank_setenv(sp, DIST_SHIM_ENV_ARGV0, handover, 1) != ESPANK_SUCCESS) {
+		free(handover);
 		return dist_err_set(err, "cannot pass the task's program to the shim");
+	}
+	free(handover);
 	copy = strdup(shim);
 	if (!copy)
 		return dist_err_set(err, "out of memory");

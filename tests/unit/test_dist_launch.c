@@ -206,10 +206,34 @@ static void test_sources_per_task_or_node(void **state)
 	assert_true(dist_source_same_for_all(SRC_GPUS_TOTAL));
 }
 
+/* DIST_SHIM_ARGV0 counts only for the process it was made for. */
+static void test_argv0_handover(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(dist_argv0_encode(4242, "python3", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "4242:python3");
+	assert_string_equal(dist_argv0_decode(buf, 4242), "python3");
+	assert_string_equal(dist_argv0_decode("7:/bin/a:b", 7), "/bin/a:b");
+	/* A leftover from another process, or a bare program name as before. */
+	assert_null(dist_argv0_decode(buf, 4243));
+	assert_null(dist_argv0_decode("/tmp/evil", 4242));
+	assert_null(dist_argv0_decode("4242", 4242));
+	assert_null(dist_argv0_decode("4242:", 4242));
+	assert_null(dist_argv0_decode("04242:x", 4242));
+	assert_null(dist_argv0_decode("-4242:x", -4242));
+	assert_null(dist_argv0_decode("", 4242));
+	assert_null(dist_argv0_decode(NULL, 4242));
+	assert_null(dist_argv0_decode("99999999999999999999999:x", 4242));
+	assert_int_equal(dist_argv0_encode(4242, "python3", buf, 12), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_mpi_daemons_recognised),
+	        cmocka_unit_test(test_argv0_handover),
 	        cmocka_unit_test(test_other_programs_not_daemons),
 	        cmocka_unit_test(test_launcher_contract_same_for_every_task),
 	        cmocka_unit_test(test_native_contract_differs_per_task),
