@@ -32,7 +32,7 @@ check_lines() {
 }
 
 if slurm_at_least 23.11; then
-	run_srun ddp --dist-mode=ddp -N3 -n6 --multi-prog show.conf
+	run_srun ddp --dist-mode=ddp -N3 --ntasks-per-node=2 --multi-prog show.conf
 	[ "$RC" -eq 0 ] || { cat "$WORK/ddp.err" >&2; fail "ddp --multi-prog exited $RC"; }
 	check_lines "$WORK/ddp.out"
 	assert_count "$WORK/ddp.out" ' tf=none ' 6
@@ -41,12 +41,12 @@ if slurm_at_least 23.11; then
 	# an MPI the shim does not take for Open MPI 5+.
 	mpi_path=$PATH
 	[ "$XMPI" = pmix ] || mpi_path=$(path_without_ompi sed)
-	PATH=$mpi_path run_srun mpi --mpi=$XMPI --dist-mode=mpi -N3 -n6 --multi-prog show.conf
+	PATH=$mpi_path run_srun mpi --mpi=$XMPI --dist-mode=mpi -N3 --ntasks-per-node=2 --multi-prog show.conf
 	[ "$RC" -eq 0 ] || { cat "$WORK/mpi.err" >&2; fail "mpi --multi-prog exited $RC"; }
 	check_lines "$WORK/mpi.out"
 
 	# ps needs an exchange: PMIx where Slurm has it, else PMI2.
-	run_srun ps --mpi="$(exchange_mpi)" --dist-mode=ps --dist-ps=1 -N3 -n6 --multi-prog show.conf
+	run_srun ps --mpi="$(exchange_mpi)" --dist-mode=ps --dist-ps=1 -N3 --ntasks-per-node=2 --multi-prog show.conf
 	[ "$RC" -eq 0 ] || { cat "$WORK/ps.err" >&2; fail "ps --multi-prog exited $RC"; }
 	assert_count "$WORK/ps.out" '^MP line=first task=0 .* tf=ps:0 ' 1
 	for ((t = 1; t < 6; t++)); do
@@ -56,7 +56,7 @@ if slurm_at_least 23.11; then
 	# ascend: every line also gets its rank table and device.
 	export DIST_HCCN_CONF=/tmp/dist-test-hccn.conf
 	write_hccn_confs
-	run_srun ascend --mpi=$XMPI --dist-mode=ascend -N3 -n6 --multi-prog show.conf
+	run_srun ascend --mpi=$XMPI --dist-mode=ascend -N3 --ntasks-per-node=2 --multi-prog show.conf
 	[ "$RC" -eq 0 ] || { cat "$WORK/ascend.err" >&2; fail "ascend --multi-prog exited $RC"; }
 	check_lines "$WORK/ascend.out"
 	assert_count "$WORK/ascend.out" ' table=yes device=[01]$' 6
