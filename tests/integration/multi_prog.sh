@@ -46,7 +46,7 @@ if slurm_at_least 23.11; then
 	check_lines "$WORK/mpi.out"
 
 	# ps needs an exchange: PMIx where Slurm has it, else PMI2.
-	run_srun ps --mpi="$(exchange_mpi)" --dist-mode=ps --dist-ps=1 -N3 --ntasks-per-node=2 --multi-prog show.conf
+	run_srun ps --mpi=$XMPI --dist-mode=ps --dist-ps=1 -N3 --ntasks-per-node=2 --multi-prog show.conf
 	[ "$RC" -eq 0 ] || { cat "$WORK/ps.err" >&2; fail "ps --multi-prog exited $RC"; }
 	assert_count "$WORK/ps.out" '^MP line=first task=0 .* tf=ps:0 ' 1
 	for ((t = 1; t < 6; t++)); do
