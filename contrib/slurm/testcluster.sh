@@ -6,6 +6,9 @@
 #   testcluster.sh down     stop what `up` started and remove its namespaces and links
 #   testcluster.sh status   sinfo (and squeue) of the test cluster
 #   testcluster.sh env      `export` lines for: eval "$(testcluster.sh env)"
+#   testcluster.sh restart-slurmd K [CONF]
+#                           stops node K's slurmd and starts it again (with
+#                           slurm.conf CONF if given); exits 1 if it does not start
 #
 # Topology: a bridge tcbr0 (10.77.0.254/24) in the host network namespace where
 # slurmctld and the clients (srun, sbatch) run; one network namespace per node
@@ -357,7 +360,7 @@ start_slurmctld() {
 }
 
 start_slurmd() {
-	local k=$1 n ns
+	local k=$1 n ns conf=${2:-$CONF}
 	n=$(node_name "$k")
 	ns=$NETNS_PREFIX$n
 	# nsenter, not `ip netns exec`: the latter remounts /sys and slurmd then
@@ -372,8 +375,23 @@ start_slurmd() {
 		/bin/sh -c 'hostname "$1" && mount --bind "$2" /tmp &&
 			mount -t tmpfs -o mode=1777,size=256m tmpfs /dev/shm &&
 			exec slurmd -N "$1" -f "$3"' \
-		sh "$n" "$TC_DIR/tmp/$n" "$CONF" ||
+		sh "$n" "$TC_DIR/tmp/$n" "$conf" ||
 		{ show_logs; die "slurmd $n failed to start; see $TC_DIR/log/slurmd.$n.log"; }
+}
+
+# Restarts node $1's slurmd (a test's broken plugstack.conf, then the good
+# one again): stops it, starts it with slurm.conf $2 (default: the cluster's),
+# and fails unless it is still running 3 s later.
+do_restart_slurmd() {
+	local k=$1 n pid
+	n=$(node_name "$k")
+	# shellcheck disable=SC2046 # one pid or none
+	stop_pids $(pid_from_file "$RUN/slurmd.$n.pid")
+	rm -f "$RUN/slurmd.$n.pid"
+	(start_slurmd "$k" "${2:-$CONF}") || return 1
+	sleep 3
+	pid=$(pid_from_file "$RUN/slurmd.$n.pid")
+	[ -n "$pid" ] || { log "slurmd $n is not running"; return 1; }
 }
 
 show_logs() {
@@ -446,10 +464,17 @@ do_status() {
 }
 
 usage() {
-	echo "usage: $0 up|down|status|env" >&2
+	echo "usage: $0 up|down|status|env|restart-slurmd K [CONF]" >&2
 	exit 2
 }
 
+[ "$#" -ge 1 ] || usage
+if [ "$1" = restart-slurmd ]; then
+	[ "$#" -ge 2 ] && [ "$#" -le 3 ] || usage
+	[ "$(id -u)" -eq 0 ] || die "must run as root"
+	do_restart_slurmd "$2" "${3:-}"
+	exit
+fi
 [ "$#" -eq 1 ] || usage
 case $1 in
 up) do_up ;;
