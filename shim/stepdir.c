@@ -9,27 +9,47 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Opens PARENT/NAME, creating it 0700; refuses a symlink, another owner, or
- * access for group or others. */
-static int open_private_dir(int parent, const char *parent_path, const char *name,
-                            struct dist_err *err)
+#include "dist_launch.h"
+#include "dist_protocol.h"
+
+/* Opens NAME under PARENT (PATH for messages), a directory this user owns
+ * that no one else can use; refuses anything else, naming why. */
+static int open_checked(int parent, const char *name, const char *path, struct dist_err *err)
 {
-	struct stat st;
+	struct stat before, st;
 	int fd;
 
-	if (mkdirat(parent, name, 0700) != 0 && errno != EEXIST)
-		return dist_err_set(err, "cannot create %s/%s: %s", parent_path, name,
+	if (fstatat(parent, name, &before, AT_SYMLINK_NOFOLLOW) != 0)
+		return dist_err_set(err, "cannot use %s for the step's files: %s", path,
 		                    strerror(errno));
+	if (S_ISLNK(before.st_mode))
+		return dist_err_set(err,
+		                    "refusing %s for the step's files: it is a symlink, and the "
+		                    "step's directory is never reached through one",
+		                    path);
+	if (!S_ISDIR(before.st_mode))
+		return dist_err_set(err, "refusing %s for the step's files: it is not a directory",
+		                    path);
+	if (before.st_uid != geteuid())
+		return dist_err_set(err,
+		                    "refusing %s for the step's files: it belongs to uid %u, not "
+		                    "to you (uid %u); another user made it",
+		                    path, (unsigned)before.st_uid, (unsigned)geteuid());
+	if ((before.st_mode & 077) != 0)
+		return dist_err_set(err,
+		                    "refusing %s for the step's files: group or others can use it "
+		                    "(mode %04o, must be 0700)",
+		                    path, (unsigned)(before.st_mode & 07777));
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return dist_err_set(err, "cannot open %s/%s: %s (a symlink is refused)",
-		                    parent_path, name, strerror(errno));
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+		return dist_err_set(err, "cannot open %s for the step's files: %s", path,
+		                    strerror(errno));
+	if (fstat(fd, &st) != 0 || st.st_dev != before.st_dev || st.st_ino != before.st_ino) {
 		close(fd);
 		return dist_err_set(err,
-		                    "refusing %s/%s: it must belong to uid %u with mode 0700; "
-		                    "remove it or set TMPDIR elsewhere",
-		                    parent_path, name, (unsigned)geteuid());
+		                    "refusing %s for the step's files: it was replaced while "
+		                    "being opened",
+		                    path);
 	}
 	return fd;
 }
@@ -41,35 +61,59 @@ static const char *base_dir(void)
 	return tmp && tmp[0] == '/' ? tmp : "/tmp";
 }
 
-int stepdir_open(uint32_t jobid, uint32_t stepid, struct stepdir *dir, struct dist_err *err)
+/* The plugin's directory for this step on this node. */
+static int open_handed(const char *path, struct stepdir *dir, struct dist_err *err)
 {
-	const char *base = base_dir();
-	char user[64], step[64], user_path[PATH_MAX];
-	int base_fd, user_fd;
+	if (path[0] != '/' || strlen(path) >= sizeof(dir->path))
+		return dist_err_set(err,
+		                    "refusing %s for the step's files: not an absolute path "
+		                    "of at most %zu bytes",
+		                    path, sizeof(dir->path) - 1);
+	dir->fd = open_checked(AT_FDCWD, path, path, err);
+	if (dir->fd < 0)
+		return -1;
+	strcpy(dir->path, path);
+	return 0;
+}
 
-	snprintf(user, sizeof(user), "slurm-dist.%u", (unsigned)geteuid());
-	snprintf(step, sizeof(step), "job%u.step%u", jobid, stepid);
+/* The shim's own (started by hand): one name per user, job, step, node and
+ * attempt, made here by the node's first task to get there. */
+static int open_own(uint32_t jobid, uint32_t stepid, struct stepdir *dir, struct dist_err *err)
+{
+	const char *base = base_dir(), *restart = getenv("SLURM_RESTART_COUNT");
+	char host[64] = "", name[256];
+	int base_fd;
+
+	gethostname(host, sizeof(host) - 1);
+	if (!restart || strlen(restart) > 10 || strspn(restart, "0123456789") != strlen(restart))
+		restart = "0";
+	snprintf(name, sizeof(name), "slurm-dist.%u.job%u.step%u.%.63s.r%s", (unsigned)geteuid(),
+	         jobid, stepid, host, restart);
+	if (strchr(name, '/') || (size_t)snprintf(dir->path, sizeof(dir->path), "%s/%s", base,
+	                                          name) >= sizeof(dir->path))
+		return dist_err_set(err, "TMPDIR %s or the host name is too long, or odd", base);
 	base_fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (base_fd < 0)
 		return dist_err_set(err, "cannot open %s for the step's files: %s", base,
 		                    strerror(errno));
-	user_fd = open_private_dir(base_fd, base, user, err);
-	close(base_fd);
-	if (user_fd < 0)
+	if (mkdirat(base_fd, name, 0700) != 0 && errno != EEXIST) {
+		dist_err_set(err, "cannot create %s: %s", dir->path, strerror(errno));
+		close(base_fd);
 		return -1;
-	if ((size_t)snprintf(user_path, sizeof(user_path), "%s/%s", base, user) >=
-	    sizeof(user_path) - sizeof(step)) {
-		close(user_fd);
-		return dist_err_set(err, "TMPDIR %s is too long", base);
 	}
-	dir->fd = open_private_dir(user_fd, user_path, step, err);
-	close(user_fd);
-	if (dir->fd < 0)
-		return -1;
-	strcpy(dir->path, user_path);
-	strcat(dir->path, "/");
-	strcat(dir->path, step);
-	return 0;
+	dir->fd = open_checked(base_fd, name, dir->path, err);
+	close(base_fd);
+	return dir->fd < 0 ? -1 : 0;
+}
+
+int stepdir_open(uint32_t jobid, uint32_t stepid, struct stepdir *dir, struct dist_err *err)
+{
+	const char *handed = dist_argv0_decode(getenv(DIST_SHIM_ENV_STEPDIR), (long)getpid());
+
+	dir->fd = -1;
+	if (handed)
+		return open_handed(handed, dir, err);
+	return open_own(jobid, stepid, dir, err);
 }
 
 static int write_all(int fd, const char *content)

@@ -1,7 +1,13 @@
-/* The step's private directory on this node, where modes put their files:
- * ${TMPDIR:-/tmp}/slurm-dist.UID/jobJ.stepS, each level made 0700 by this
- * user, never reached through a symlink, refused if anyone else owns it or
- * can read it. */
+/* The step's private directory on this node, where modes put their files
+ * (docs/security.md, "Step directory"). Under the plugin, slurmstepd made
+ * it for this step on this node as the user, under a name no one can
+ * predict, and removes it when the step ends; it reaches the shim in
+ * DIST_SHIM_STEPDIR as "PID:PATH", PID being the task's own (a leftover
+ * names another process and is ignored). Started by hand, the shim makes
+ * ${TMPDIR:-/tmp}/slurm-dist.UID.jobJ.stepS.HOST.rN itself (per node and
+ * per attempt, N being SLURM_RESTART_COUNT), which stays. Either is used
+ * only when it is a directory, not a symlink, this user's, mode 0700; each
+ * refusal names its cause. */
 #ifndef SHIM_STEPDIR_H
 #define SHIM_STEPDIR_H
 

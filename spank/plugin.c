@@ -12,6 +12,7 @@
 #include "config.h"
 #include "dist_launch.h"
 #include "dist_protocol.h"
+#include "nodedir.h"
 #include "options.h"
 #include "wrap.h"
 
@@ -149,7 +150,32 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	}
 	if (set_shim_env(sp))
 		return fail_task("cannot set the shim's variables in the task");
+	if (nodedir_handover(sp, &err))
+		return fail_task(err.msg);
 	if (wrap_task(sp, config.shim, &err))
 		return fail_task(err.msg);
+	return 0;
+}
+
+/* slurmstepd, once per step on each node, as the job's user (Slurm dropped
+ * to it): the step's private directory on this node (nodedir.h). */
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_remote(sp) && dist_options_active() && is_srun_step(sp) &&
+	    !is_mpi_daemon_step(sp))
+		nodedir_make(sp);
+	return 0;
+}
+
+/* slurmstepd at the step's end (as root): the directory goes, removed by a
+ * child that is the job's user. Elsewhere nothing was made. */
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_remote(sp))
+		nodedir_remove(sp);
 	return 0;
 }

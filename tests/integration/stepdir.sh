@@ -1,0 +1,55 @@
+#!/bin/bash
+# The step's private directory (docs/security.md, "Step directory"): no
+# other user can block it (a per-user name another user made first, in
+# /tmp or in a sticky TMPDIR, changes nothing), each node and each step has
+# its own even on a shared TMPDIR, and it is gone when the step ends.
+source "$(dirname "$0")/lib.sh"
+uid=$(id -u)
+# mode mpi writes its hostfile in the step's directory and names it.
+show='echo "DIR $(hostname) $(dirname "$HYDRA_HOST_FILE")"'
+
+# Another user (uid 4242) made the old per-user names first, on every node's
+# /tmp and in a sticky TMPDIR every node sees.
+run_srun block -N"$TC_NODES" --ntasks-per-node=1 bash -c \
+	"mkdir -p /tmp/slurm-dist.$uid && chmod 700 /tmp/slurm-dist.$uid && chown 4242 /tmp/slurm-dist.$uid"
+[ "$RC" -eq 0 ] || fail "could not block /tmp/slurm-dist.$uid: $(cat "$WORK/block.err")"
+mkdir -p "$WORK/sticky/slurm-dist.$uid"
+chmod 1777 "$WORK/sticky"
+chmod 700 "$WORK/sticky/slurm-dist.$uid"
+chown 4242 "$WORK/sticky/slurm-dist.$uid"
+
+run_srun tmp --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=2 bash -c "$show"
+[ "$RC" -eq 0 ] || fail "a step directory another user made in /tmp blocked the step: $(cat "$WORK/tmp.err")"
+assert_count "$WORK/tmp.out" '^DIR ' 4
+
+TMPDIR=$WORK/sticky run_srun sticky --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=2 bash -c "$show"
+[ "$RC" -eq 0 ] || fail "a step directory another user made in a sticky TMPDIR blocked the step: $(cat "$WORK/sticky.err")"
+assert_count "$WORK/sticky.out" "^DIR tcn[12] $WORK/sticky/" 4
+
+# A TMPDIR every node shares: one directory per node (the node's tasks
+# agree on it), none shared between nodes, none left once the step ended.
+mkdir -p "$WORK/shared"
+chmod 700 "$WORK/shared"
+TMPDIR=$WORK/shared run_srun shared --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=2 bash -c "$show"
+[ "$RC" -eq 0 ] || fail "srun on a shared TMPDIR exited $RC: $(cat "$WORK/shared.err")"
+assert_count "$WORK/shared.out" "^DIR tcn[12] $WORK/shared/" 4
+[ "$(sort -u "$WORK/shared.out" | wc -l)" -eq 2 ] ||
+	fail "expected one directory per node: $(sort -u "$WORK/shared.out")"
+[ "$(awk '{print $3}' "$WORK/shared.out" | sort -u | wc -l)" -eq 2 ] ||
+	fail "two nodes used one directory on a shared TMPDIR: $(sort -u "$WORK/shared.out")"
+
+# Gone when the step ends (slurmstepd removes it as it exits: bounded wait).
+gone() {
+	local deadline=$((SECONDS + 30))
+	while [ -n "$(ls -A "$1" | grep '^slurm-dist\.job' || true)" ]; do
+		[ $SECONDS -lt $deadline ] || fail "step directories left in $1: $(ls -A "$1")"
+		sleep 1
+	done
+}
+gone "$WORK/shared"
+gone "$WORK/sticky"
+run_srun left -N"$TC_NODES" --ntasks-per-node=1 bash -c 'ls -d /tmp/slurm-dist.job* 2>/dev/null || true'
+[ ! -s "$WORK/left.out" ] || fail "step directories left in the nodes' /tmp: $(cat "$WORK/left.out")"
+
+run_srun unblock -N"$TC_NODES" --ntasks-per-node=1 rm -rf "/tmp/slurm-dist.$uid"
+assert_no_node_drained
