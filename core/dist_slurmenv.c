@@ -120,3 +120,39 @@ bool dist_is_multi_prog_argv(int argc, char *const *argv)
 	line = first_significant_line(argv[1]);
 	return line && is_task_spec_start(*line);
 }
+
+int dist_nodes_by_leader(const uint32_t *leaders, uint32_t n, uint32_t *order)
+{
+	if (n == 0)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = i;
+
+		for (; k > 0 && leaders[order[k - 1]] > leaders[i]; k--)
+			order[k] = order[k - 1];
+		if (k > 0 && leaders[order[k - 1]] == leaders[i])
+			return -1;
+		order[k] = i;
+	}
+	return 0;
+}
+
+int dist_gpu_indexes_parse(const char *list, uint32_t *indexes, uint32_t n)
+{
+	uint32_t found = 0;
+
+	if (dist_count_list_items(list) != n)
+		return -1;
+	for (const char *p = list; n > 0 && *p;
+	     p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t len = strcspn(p, ",");
+		char *end;
+
+		if (len == 0)
+			continue;
+		if (found == n || dist_parse_u32_prefix(p, &indexes[found], &end) || end != p + len)
+			return -1;
+		found++;
+	}
+	return found == n ? 0 : -1;
+}

@@ -24,6 +24,18 @@ int dist_parse_u32_prefix(const char *text, uint32_t *value, char **end);
  * 0 for NULL, "" or Slurm's "NoDevFiles". */
 uint32_t dist_count_list_items(const char *list);
 
+/* The step's node order every task must agree on: nodes by their lowest
+ * rank (LEADERS[i]: node i's, in Slurm's node order), so rank 0's node is 0.
+ * ORDER[k] is the Slurm index of the Kth node; -1 when two nodes share a
+ * leader or N is 0. */
+int dist_nodes_by_leader(const uint32_t *leaders, uint32_t n, uint32_t *order);
+
+/* The indexes of a GPU list such as CUDA_VISIBLE_DEVICES ("0,1,3"; items
+ * counted as dist_count_list_items counts them) in INDEXES, N of them; -1
+ * when the list does not hold exactly N or an item is not an index (a
+ * UUID, "NoDevFiles"). */
+int dist_gpu_indexes_parse(const char *list, uint32_t *indexes, uint32_t n);
+
 /* Parses a non-negative decimal that fits in 32 bits. */
 int dist_parse_u32(const char *text, uint32_t *value);
 

@@ -53,6 +53,10 @@ void wireup_finalize(void);
 
 bool wireup_slurm_available(void);
 int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct dist_err *err);
+/* Slurm's node index of each of the step's SIZE ranks (NNODES nodes), from
+ * slurmctld: the one layout every PMI agrees with, for a step whose PMI
+ * cannot describe it (PMI2 under --distribution=arbitrary). */
+int wireup_slurm_node_of(uint32_t size, uint32_t nnodes, uint32_t *node_of, struct dist_err *err);
 
 /* Shared by both: MASTER_PORT the user set, or 0. */
 int wireup_user_port(const struct wireup_request *req, uint16_t *port, struct dist_err *err);

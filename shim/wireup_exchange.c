@@ -221,13 +221,28 @@ struct records {
 	uint32_t count;
 };
 
+/* This task's node in the step's order (list_nodes): node ranks, node
+ * tables and the master then agree, wherever rank 0 runs. PMIx's node id and
+ * PMI2's mapping number the nodes in Slurm's order, which puts rank 0's node
+ * first only when it is the first node Slurm lists. */
+static int renumber_node(const struct records *r, struct dist_world *w, struct dist_err *err)
+{
+	for (uint32_t i = 0; i < r->count; i++)
+		for (uint32_t j = 0; j < r->nodes[i].ntasks; j++)
+			if (r->nodes[i].ranks[j] == w->rank) {
+				w->node_rank = i;
+				return 0;
+			}
+	return dist_err_set(err, "the step's layout does not list rank %u", w->rank);
+}
+
 static enum wireup_result read_records(const struct wireup_transport *t,
-                                       const struct wireup_request *req, const struct dist_world *w,
+                                       const struct wireup_request *req, struct dist_world *w,
                                        struct records *r, struct dist_err *err)
 {
 	enum wireup_result result = WIREUP_OK;
 
-	if (list_nodes(t, w, r->nodes, &r->count, err))
+	if (list_nodes(t, w, r->nodes, &r->count, err) || renumber_node(r, w, err))
 		return WIREUP_FAILED;
 	for (uint32_t i = 0; i < r->count && result == WIREUP_OK; i++)
 		result = read_node_record(t, req, r->nodes[i].ranks[0], &r->addrs[i], &r->gpus[i],

@@ -14,6 +14,7 @@
 
 #include "dist_pmimap.h"
 #include "dist_slurmenv.h"
+#include "wireup.h"
 #include "wireup_transport.h"
 
 static bool initialized;
@@ -50,6 +51,7 @@ static int cross_check(const char *name, uint32_t pmi2_value, struct dist_err *e
 static int read_layout(struct dist_world *w, struct dist_err *err)
 {
 	char mapping[PMI2_MAX_ATTRVALUE + 1];
+	uint32_t nnodes;
 	int found = 0, rc;
 
 	rc = PMI2_Info_GetJobAttr("PMI_process_mapping", mapping, sizeof(mapping) - 1, &found);
@@ -64,6 +66,14 @@ static int read_layout(struct dist_world *w, struct dist_err *err)
 		return dist_err_set(err, "out of memory");
 	if (dist_pmi_mapping_parse(mapping, w->size, node_of, &w->nnodes, err))
 		return -1;
+	/* Slurm cannot express an arbitrary distribution in this form (it then
+	 * gives every rank a node of its own): slurmctld has the layout. */
+	if (getenv("SLURM_STEP_NUM_NODES") &&
+	    dist_parse_u32(getenv("SLURM_STEP_NUM_NODES"), &nnodes) == 0 && nnodes != w->nnodes) {
+		w->nnodes = nnodes;
+		if (wireup_slurm_node_of(w->size, w->nnodes, node_of, err))
+			return -1;
+	}
 	w->node_rank = node_of[w->rank];
 	w->local_rank = w->local_size = 0;
 	for (uint32_t r = 0; r < w->size; r++)

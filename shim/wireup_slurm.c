@@ -1,5 +1,6 @@
 /* Wire-up without PMIx (a site whose MpiDefault is none): everything comes
- * from the variables Slurm sets in every task. With no exchange, every task
+ * from the variables Slurm sets in every task and from slurmctld (which node
+ * runs which ranks, the nodes' addresses). With no exchange, every task
  * computes the same port from the job and step ids, and the master address
  * is the address Slurm itself uses for rank 0's node (its NodeAddr). */
 #include <errno.h>
@@ -70,6 +71,98 @@ static int read_ranks(struct dist_world *w, uint32_t **counts, struct dist_err *
 	return 0;
 }
 
+int wireup_slurm_node_of(uint32_t size, uint32_t nnodes, uint32_t *node_of, struct dist_err *err)
+{
+	slurm_step_id_t id = {.step_het_comp = NO_VAL};
+	slurm_step_layout_t *layout;
+	uint32_t placed = 0;
+	int rc = -1;
+
+	if (env_u32("SLURM_JOB_ID", &id.job_id, err) || env_u32("SLURM_STEP_ID", &id.step_id, err))
+		return -1;
+	slurm_init(NULL);
+	layout = slurm_job_step_layout_get(&id);
+	if (!layout || !layout->tasks || !layout->tids)
+		return dist_err_set(err,
+		                    "cannot ask slurmctld where the step's ranks run (%s); export "
+		                    "MASTER_ADDR or launch with --mpi=pmix",
+		                    slurm_strerror(errno));
+	if (layout->node_cnt != nnodes || layout->task_cnt != size) {
+		dist_err_set(
+		        err,
+		        "slurmctld describes step %u.%u with %u nodes and %u tasks, not %u and %u",
+		        id.job_id, id.step_id, layout->node_cnt, layout->task_cnt, nnodes, size);
+		goto out;
+	}
+	for (uint32_t r = 0; r < size; r++)
+		node_of[r] = UINT32_MAX;
+	for (uint32_t i = 0; i < nnodes; i++)
+		for (uint32_t j = 0; j < layout->tasks[i]; j++, placed++)
+			if (layout->tids[i][j] >= size ||
+			    node_of[layout->tids[i][j]] != UINT32_MAX) {
+				dist_err_set(
+				        err,
+				        "slurmctld's layout of step %u.%u is not one node per rank",
+				        id.job_id, id.step_id);
+				goto out;
+			} else {
+				node_of[layout->tids[i][j]] = i;
+			}
+	rc = placed == size ? 0
+	                    : dist_err_set(err, "slurmctld's layout of step %u.%u misses ranks",
+	                                   id.job_id, id.step_id);
+out:
+	slurm_job_step_layout_free(layout);
+	return rc;
+}
+
+/* The step's node order (rank 0's node first, then the nodes by their
+ * lowest rank, as under PMIx and PMI2) in ORDER (NNODES Slurm node
+ * indexes, malloc'd), and this task's node_rank in it. Which node runs
+ * which ranks is known only to slurmctld: rank 0 need not be on the first
+ * node Slurm lists (--distribution=arbitrary with a -w list out of order). */
+static int read_node_order(struct dist_world *w, const uint32_t *counts, uint32_t **order,
+                           struct dist_err *err)
+{
+	uint32_t *node_of = calloc(w->size, sizeof(*node_of));
+	uint32_t *leaders = calloc(w->nnodes, sizeof(*leaders));
+	uint32_t *seen = calloc(w->nnodes, sizeof(*seen));
+	int rc = -1;
+
+	*order = calloc(w->nnodes, sizeof(**order));
+	if (!node_of || !leaders || !seen || !*order) {
+		dist_err_set(err, "out of memory");
+		goto out;
+	}
+	if (wireup_slurm_node_of(w->size, w->nnodes, node_of, err))
+		goto out;
+	for (uint32_t r = w->size; r-- > 0;) {
+		leaders[node_of[r]] = r; /* ends at each node's lowest rank */
+		seen[node_of[r]]++;
+	}
+	for (uint32_t i = 0; i < w->nnodes; i++)
+		if (seen[i] != counts[i] || node_of[w->rank] != w->node_rank) {
+			dist_err_set(err, "slurmctld and this task's variables disagree on the "
+			                  "step's layout");
+			goto out;
+		}
+	if (dist_nodes_by_leader(leaders, w->nnodes, *order)) {
+		dist_err_set(err, "slurmctld's layout of the step has a node without tasks");
+		goto out;
+	}
+	for (uint32_t k = 0; k < w->nnodes; k++)
+		if ((*order)[k] == w->node_rank) {
+			w->node_rank = k;
+			break;
+		}
+	rc = 0;
+out:
+	free(node_of);
+	free(leaders);
+	free(seen);
+	return rc;
+}
+
 /* NODE's NodeAddr in MSG, as an IPv4 address. */
 static int address_of(const node_info_msg_t *msg, const char *node, char *addr_out,
                       struct dist_err *err)
@@ -119,7 +212,7 @@ static int load_nodes(const char *node, node_info_msg_t **msg, struct dist_err *
  * SLURM_STEP_NODELIST (libslurm's hostlist), tasks from
  * SLURM_STEP_TASKS_PER_NODE, addresses from one RPC; every node is taken to
  * have as many GPUs as this task sees, since nothing tells otherwise. */
-static int fill_node_table(struct dist_world *w, const uint32_t *counts,
+static int fill_node_table(struct dist_world *w, const uint32_t *counts, const uint32_t *order,
                            const struct dist_addr_list *local, struct dist_err *err)
 {
 	static struct dist_node *table;
@@ -136,13 +229,17 @@ static int fill_node_table(struct dist_world *w, const uint32_t *counts,
 	hl = slurm_hostlist_create(getenv("SLURM_STEP_NODELIST"));
 	for (uint32_t i = 0; hl && i < w->nnodes; i++) {
 		char *name = slurm_hostlist_shift(hl);
-		int bad = !name || address_of(msg, name, table[i].addr, err);
+		uint32_t k = 0; /* Slurm's node i is the Kth in the step's order */
+		int bad;
 
+		while (order[k] != i)
+			k++;
+		bad = !name || address_of(msg, name, table[k].addr, err);
 		free(name);
 		if (bad)
 			goto out;
-		table[i].ntasks = counts[i];
-		table[i].gpus = w->local_gpus;
+		table[k].ntasks = counts[i];
+		table[k].gpus = w->local_gpus;
 	}
 	if (!hl || slurm_hostlist_count(hl) != 0) {
 		dist_err_set(err, "SLURM_STEP_NODELIST '%s' does not list %u nodes",
@@ -166,24 +263,28 @@ out:
 	return rc;
 }
 
-/* First node of the step, where Slurm puts rank 0. */
-static int first_node(char *name, size_t len, struct dist_err *err)
+/* Node INDEX of SLURM_STEP_NODELIST, in Slurm's order. */
+static int nth_node(uint32_t index, char *name, size_t len, struct dist_err *err)
 {
 	dist_hostlist hl = slurm_hostlist_create(getenv("SLURM_STEP_NODELIST"));
-	char *first = hl ? slurm_hostlist_shift(hl) : NULL;
+	char *node = NULL;
 	int rc = 0;
 
-	if (!first || (size_t)snprintf(name, len, "%s", first) >= len)
-		rc = dist_err_set(err, "cannot read the first node of SLURM_STEP_NODELIST '%s'",
+	for (uint32_t i = 0; hl && i <= index; i++) {
+		free(node);
+		node = slurm_hostlist_shift(hl);
+	}
+	if (!node || (size_t)snprintf(name, len, "%s", node) >= len)
+		rc = dist_err_set(err, "cannot read node %u of SLURM_STEP_NODELIST '%s'", index,
 		                  getenv("SLURM_STEP_NODELIST"));
-	free(first);
+	free(node);
 	if (hl)
 		slurm_hostlist_destroy(hl);
 	return rc;
 }
 
-static int read_master_addr(const struct wireup_request *req, struct dist_world *w,
-                            struct dist_err *err)
+static int read_master_addr(const struct wireup_request *req, const uint32_t *order,
+                            struct dist_world *w, struct dist_err *err)
 {
 	node_info_msg_t *msg = NULL;
 	char node[256];
@@ -197,7 +298,7 @@ static int read_master_addr(const struct wireup_request *req, struct dist_world 
 		snprintf(w->master_addr, sizeof(w->master_addr), "%s", w->nodes[0].addr);
 		return 0;
 	}
-	if (first_node(node, sizeof(node), err) || load_nodes(node, &msg, err))
+	if (nth_node(order[0], node, sizeof(node), err) || load_nodes(node, &msg, err))
 		return -1;
 	rc = address_of(msg, node, w->master_addr, err);
 	slurm_free_node_info_msg(msg);
@@ -230,15 +331,17 @@ static int read_master_port(const struct wireup_request *req, struct dist_world 
 int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct dist_err *err)
 {
 	struct dist_addr_list local;
-	uint32_t *counts = NULL;
+	uint32_t *counts = NULL, *order = NULL;
 	int rc = -1;
 
-	if (read_ranks(w, &counts, err) == 0 && netlocal_addrs(&local, err) == 0 &&
-	    (!req->needs_nodes || fill_node_table(w, counts, &local, err) == 0) &&
-	    read_master_addr(req, w, err) == 0 && read_master_port(req, w, err) == 0) {
+	if (read_ranks(w, &counts, err) == 0 && read_node_order(w, counts, &order, err) == 0 &&
+	    netlocal_addrs(&local, err) == 0 &&
+	    (!req->needs_nodes || fill_node_table(w, counts, order, &local, err) == 0) &&
+	    read_master_addr(req, order, w, err) == 0 && read_master_port(req, w, err) == 0) {
 		wireup_find_master_ifname(w, &local);
 		rc = 0;
 	}
+	free(order);
 	free(counts);
 	return rc;
 }

@@ -204,6 +204,41 @@ static void test_ordinary_argv_not_multi_prog(void **state)
 	assert_false(dist_is_multi_prog_argv(0, NULL));
 }
 
+/* Rank 0 on Slurm's last node (--distribution=arbitrary -w tcn3,tcn1,...):
+ * that node comes first, then the others by their lowest rank. */
+static void test_nodes_by_leader(void **state)
+{
+	uint32_t leaders[] = {1, 3, 0}, order[3], one = 7, single[1];
+
+	(void)state;
+	assert_int_equal(dist_nodes_by_leader(leaders, 3, order), 0);
+	assert_int_equal(order[0], 2);
+	assert_int_equal(order[1], 0);
+	assert_int_equal(order[2], 1);
+	assert_int_equal(dist_nodes_by_leader(&one, 1, single), 0);
+	assert_int_equal(single[0], 0);
+	leaders[2] = 3;
+	assert_int_equal(dist_nodes_by_leader(leaders, 3, order), -1);
+	assert_int_equal(dist_nodes_by_leader(leaders, 0, order), -1);
+}
+
+static void test_gpu_indexes(void **state)
+{
+	uint32_t idx[4];
+
+	(void)state;
+	assert_int_equal(dist_gpu_indexes_parse("0,1,3", idx, 3), 0);
+	assert_int_equal(idx[2], 3);
+	assert_int_equal(dist_gpu_indexes_parse("2,,5", idx, 2), 0);
+	assert_int_equal(idx[1], 5);
+	assert_int_equal(dist_gpu_indexes_parse("", idx, 0), 0);
+	assert_int_equal(dist_gpu_indexes_parse("0,1", idx, 3), -1);
+	assert_int_equal(dist_gpu_indexes_parse("GPU-5f3e,1", idx, 2), -1);
+	assert_int_equal(dist_gpu_indexes_parse("1x,2", idx, 2), -1);
+	assert_int_equal(dist_gpu_indexes_parse("NoDevFiles", idx, 1), -1);
+	assert_int_equal(dist_gpu_indexes_parse("99999999999", idx, 1), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +255,8 @@ int main(void)
 	        cmocka_unit_test(test_tasks_per_node_empty),
 	        cmocka_unit_test(test_tasks_per_node_overflows_max),
 	        cmocka_unit_test(test_parse_u32),
+	        cmocka_unit_test(test_nodes_by_leader),
+	        cmocka_unit_test(test_gpu_indexes),
 	};
 
 	return cmocka_run_group_tests_name("dist_slurmenv", tests, NULL, NULL);
