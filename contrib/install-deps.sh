@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
 	# build
 	cmake gcc make pkg-config
-	libslurm-dev libpmix-dev libpmi2-0-dev libhwloc-dev libibverbs-dev libcmocka-dev libjansson-dev
+	libslurm-dev libpmix-dev libpmi2-0-dev libhwloc-dev libibverbs-dev libcmocka-dev libjansson-dev libssl-dev
 	# local test cluster
 	slurm-wlm slurmctld slurmd slurm-client munge iproute2 util-linux mount procps
 	# real clients used by the integration tests
