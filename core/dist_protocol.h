@@ -19,6 +19,9 @@
 /* The step's private directory on this node, made by the plugin as the
  * user ("PID:PATH", PID the task's own: shim/stepdir.h). */
 #define DIST_SHIM_ENV_STEPDIR "DIST_SHIM_STEPDIR"
+/* The launcher relay's key, drawn by srun's plugin for each step and sent
+ * to its tasks only (a SLURM_ name: srun keeps those under --export=NONE). */
+#define DIST_SHIM_ENV_RELAY_KEY "SLURM_DIST_RELAY_KEY"
 
 /* Every one of them, for the shim to clear. */
 #define DIST_SHIM_ENV_ALL                                                                          \
@@ -27,7 +30,7 @@
 		        DIST_SHIM_ENV_COMPAT, DIST_SHIM_ENV_LAUNCHER, DIST_SHIM_ENV_PS,            \
 		        DIST_SHIM_ENV_CHIEF, DIST_SHIM_ENV_EVALUATOR, DIST_SHIM_ENV_NPU_ISOLATE,   \
 		        DIST_SHIM_ENV_BIND, DIST_SHIM_ENV_EXPLAIN, DIST_SHIM_ENV_ARGV0,            \
-		        DIST_SHIM_ENV_STEPDIR                                                      \
+		        DIST_SHIM_ENV_STEPDIR, DIST_SHIM_ENV_RELAY_KEY                             \
 	}
 
 #endif

@@ -23,6 +23,9 @@
 #define EXIT_USAGE  2
 #define EXIT_WIREUP 1
 
+/* The launcher form's relay: set up by the exchange when there is one. */
+static struct relay_params launcher_relay = RELAY_PARAMS_INIT;
+
 /* What the task is to become: a mode's contract and the profiles on top. */
 struct plan {
 	const struct dist_mode *mode; /* NULL for "none" */
@@ -69,7 +72,9 @@ static int build_request(const struct cli *cli, const struct plan *plan, struct 
 	req->timeout_s = cli->timeout_s;
 	req->user_master_addr = getenv("MASTER_ADDR");
 	req->user_master_port = getenv("MASTER_PORT");
-	req->needs_nodes = plan_needs_nodes(plan);
+	/* The launcher relay accepts only the step's nodes. */
+	req->needs_nodes = plan_needs_nodes(plan) || cli->launcher;
+	req->relay = cli->launcher ? &launcher_relay : NULL;
 	req->needs_tasks = plan->mode->needs_tasks;
 	req->node_extra = plan->mode->needs_npus ? npu_node_extra : NULL;
 	req->ports.lo = req->ports.hi = 0;
@@ -182,20 +187,24 @@ static int check_launcher_form(const struct dist_world *w, struct dist_err *err)
 	return 0;
 }
 
-/* Rank 0 runs the launcher and relays its status on the port after the
- * master port; the other tasks wait for it. */
+/* Rank 0 runs the launcher and relays its status, authenticated, on the
+ * port the exchange published (or, without one, that every task computes
+ * alike); the other tasks wait for it. */
 static int run_launcher_form(const struct cli *cli, const struct dist_world *w, const char *path,
                              char **argv)
 {
 	struct dist_err err = {{0}};
-	uint16_t port = w->master_port < 65535 ? (uint16_t)(w->master_port + 1) : 1024;
-	int status;
+	struct dist_port_range ports;
+	int status = -1;
 
-	cli_clear_env();
-	if (w->rank == 0)
-		status = relay_run_launcher(port, w->size - 1, path, argv, &err);
-	else
-		status = relay_wait(w->master_addr, port, cli->timeout_s, &err);
+	if (dist_port_range_parse(cli->port_range, &ports, &err) == 0 &&
+	    relay_params_without_exchange(&ports, w, &launcher_relay, &err) == 0) {
+		cli_clear_env();
+		if (w->rank == 0)
+			status = relay_run_launcher(&launcher_relay, w, path, argv, &err);
+		else
+			status = relay_wait(&launcher_relay, w, cli->timeout_s, &err);
+	}
 	if (status < 0) {
 		msg_error("%s", err.msg);
 		return EXIT_WIREUP;

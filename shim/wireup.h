@@ -12,6 +12,8 @@
 #include "dist_port.h"
 #include "dist_world.h"
 
+struct relay_params;
+
 struct wireup_request {
 	struct dist_port_range ports;
 	unsigned timeout_s;
@@ -22,6 +24,10 @@ struct wireup_request {
 	/* What a node's first task adds to its node record for the mode (no
 	 * spaces), or NULL; failing stops the step on every node. */
 	int (*node_extra)(const struct dist_world *w, char *buf, size_t len, struct dist_err *err);
+	/* The launcher form's relay, or NULL: through an exchange rank 0 listens
+	 * on a port it found free and publishes it with a fresh key; the others
+	 * read both. Left unset (port 0) without an exchange. */
+	struct relay_params *relay;
 };
 
 /* How a wire-up ended; anything but WIREUP_OK means the program must not start. */

@@ -11,11 +11,13 @@
 #include "dist_slurmenv.h"
 #include "msg.h"
 #include "netlocal.h"
+#include "relay.h"
 #include "wireup.h"
 #include "wireup_transport.h"
 
-#define KEY_NODE "slurm-dist.node"
-#define KEY_PORT "slurm-dist.port"
+#define KEY_NODE  "slurm-dist.node"
+#define KEY_PORT  "slurm-dist.port"
+#define KEY_RELAY "slurm-dist.relay"
 /* A node record is RECORD_OK "GPUS PORTS EXTRA ADDRESSES" (PORTS: one per
  * task of the node, comma-separated, or "-"; EXTRA: the mode's, or "-"), or
  * RECORD_FAILED and why. */
@@ -37,7 +39,7 @@ const struct wireup_transport *wireup_transport_find(void)
 
 /* Rank 0 finds the port: one more thing that can fail before anyone starts. */
 static int put_port(const struct wireup_transport *t, const struct wireup_request *req,
-                    struct dist_err *err)
+                    uint16_t *picked, struct dist_err *err)
 {
 	uint32_t jobid, stepid;
 	uint16_t port;
@@ -46,8 +48,37 @@ static int put_port(const struct wireup_transport *t, const struct wireup_reques
 	wireup_step_ids(&jobid, &stepid);
 	if (wireup_pick_port(req, jobid, stepid, &port, err))
 		return -1;
+	*picked = port;
 	snprintf(text, sizeof(text), "%u", port);
 	return t->put(KEY_PORT, text, err);
+}
+
+/* Rank 0, launcher form: the relay's port (never MASTER, the master
+ * port), held from now on, and its key, which only the step's tasks read. */
+static int put_relay(const struct wireup_transport *t, const struct wireup_request *req,
+                     uint16_t master, struct dist_err *err)
+{
+	uint32_t jobid, stepid;
+	char text[RELAY_PARAMS_TEXT];
+
+	wireup_step_ids(&jobid, &stepid);
+	if (relay_listen_any(&req->ports, dist_port_first(&req->ports, jobid, stepid + 0x4000),
+	                     master, req->relay, err))
+		return -1;
+	relay_params_format(req->relay, text);
+	return t->put(KEY_RELAY, text, err);
+}
+
+static int read_relay(const struct wireup_transport *t, const struct wireup_request *req,
+                      const struct dist_world *w, struct dist_err *err)
+{
+	char text[RELAY_PARAMS_TEXT + 8];
+
+	if (!req->relay || w->rank == 0)
+		return 0;
+	if (t->get(0, KEY_RELAY, req->timeout_s, text, sizeof(text), err))
+		return -1;
+	return relay_params_parse(text, req->relay, err);
 }
 
 /* Ports for this node's tasks, when the mode gives every task its own:
@@ -375,6 +406,8 @@ static enum wireup_result read_exchange(const struct wireup_transport *t,
 		result = read_records(t, req, w, &r, err);
 		if (result == WIREUP_OK && read_port(t, req, w, err))
 			result = WIREUP_FAILED;
+		if (result == WIREUP_OK && read_relay(t, req, w, err))
+			result = WIREUP_FAILED;
 		if (result == WIREUP_OK && req->user_master_addr)
 			snprintf(w->master_addr, sizeof(w->master_addr), "%s",
 			         req->user_master_addr);
@@ -425,8 +458,14 @@ static void prepare_contribution(const struct wireup_transport *t, const struct 
                                  const struct dist_world *w, struct dist_addr_list *local,
                                  struct dist_err *mine)
 {
+	uint16_t master = 0;
+
 	if (mine->msg[0] == '\0' && w->rank == 0 && !req->user_master_port)
-		put_port(t, req, mine);
+		put_port(t, req, &master, mine);
+	else if (mine->msg[0] == '\0' && w->rank == 0)
+		wireup_user_port(req, &master, mine);
+	if (mine->msg[0] == '\0' && w->rank == 0 && req->relay)
+		put_relay(t, req, master, mine);
 	if (mine->msg[0] == '\0')
 		netlocal_addrs(local, mine);
 	if (w->local_rank == 0)

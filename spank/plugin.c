@@ -6,12 +6,15 @@
 #include <slurm/spank.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "dist_launch.h"
 #include "dist_protocol.h"
+#include "dist_relay.h"
 #include "nodedir.h"
 #include "options.h"
 #include "wrap.h"
@@ -50,6 +53,21 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	return dist_options_register(sp);
 }
 
+/* srun, for a launcher-form step: a fresh key for its relay, in srun's own
+ * environment, which srun sends to the step's tasks and no one else
+ * (docs/security.md, "launcher relay"). Without it the shim says why. */
+static void set_relay_key(void)
+{
+	uint8_t key[DIST_RELAY_KEY_LEN];
+	char hex[DIST_RELAY_KEY_HEX];
+
+	if (!dist_options.launcher || getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key))
+		return;
+	dist_relay_key_format(key, hex);
+	if (setenv(DIST_SHIM_ENV_RELAY_KEY, hex, 1) != 0)
+		slurm_error("dist: cannot set %s", DIST_SHIM_ENV_RELAY_KEY);
+}
+
 /* srun, sbatch and salloc, once all options are known: the checks that
  * need several of them. */
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
@@ -66,6 +84,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		slurm_error("dist: %s", err.msg);
 		return -1;
 	}
+	if (spank_context() == S_CTX_LOCAL)
+		set_relay_key();
 	return 0;
 }
 
