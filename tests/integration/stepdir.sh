@@ -7,6 +7,9 @@ source "$(dirname "$0")/lib.sh"
 uid=$(id -u)
 # mode mpi writes its hostfile in the step's directory and names it.
 show='echo "DIR $(hostname) $(dirname "$HYDRA_HOST_FILE")"'
+# No Open MPI 5+ mpirun on PATH: mode mpi then allows native launches in a
+# step without PMIx (Debian's 26.05).
+NOMPI=$(path_without_ompi bash dirname hostname)
 
 # Another user (uid 4242) made the old per-user names first, on every node's
 # /tmp and in a sticky TMPDIR every node sees.
@@ -18,11 +21,11 @@ chmod 1777 "$WORK/sticky"
 chmod 700 "$WORK/sticky/slurm-dist.$uid"
 chown 4242 "$WORK/sticky/slurm-dist.$uid"
 
-run_srun tmp --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=2 bash -c "$show"
+PATH=$NOMPI run_srun tmp --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=2 bash -c "$show"
 [ "$RC" -eq 0 ] || fail "a step directory another user made in /tmp blocked the step: $(cat "$WORK/tmp.err")"
 assert_count "$WORK/tmp.out" '^DIR ' 4
 
-TMPDIR=$WORK/sticky run_srun sticky --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=2 bash -c "$show"
+PATH=$NOMPI TMPDIR=$WORK/sticky run_srun sticky --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=2 bash -c "$show"
 [ "$RC" -eq 0 ] || fail "a step directory another user made in a sticky TMPDIR blocked the step: $(cat "$WORK/sticky.err")"
 assert_count "$WORK/sticky.out" "^DIR tcn[12] $WORK/sticky/" 4
 
@@ -30,7 +33,7 @@ assert_count "$WORK/sticky.out" "^DIR tcn[12] $WORK/sticky/" 4
 # agree on it), none shared between nodes, none left once the step ended.
 mkdir -p "$WORK/shared"
 chmod 700 "$WORK/shared"
-TMPDIR=$WORK/shared run_srun shared --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=2 bash -c "$show"
+PATH=$NOMPI TMPDIR=$WORK/shared run_srun shared --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=2 bash -c "$show"
 [ "$RC" -eq 0 ] || fail "srun on a shared TMPDIR exited $RC: $(cat "$WORK/shared.err")"
 assert_count "$WORK/shared.out" "^DIR tcn[12] $WORK/shared/" 4
 [ "$(sort -u "$WORK/shared.out" | wc -l)" -eq 2 ] ||
