@@ -128,19 +128,22 @@ static int read_allowed(bool this_system, struct topo_view *view, struct dist_er
 static void read_localities(const char *gpus, struct topo_view *view)
 {
 	struct dist_locality *loc = calloc(view->ngpus, sizeof(*loc));
-	const char *p = gpus;
+	uint32_t *indexes = calloc(view->ngpus ? view->ngpus : 1, sizeof(*indexes));
 
-	for (uint32_t i = 0; loc && i < view->ngpus; i++) {
-		uint32_t index;
-		char *end;
+	if (!loc || !indexes || dist_gpu_indexes_parse(gpus, indexes, view->ngpus)) {
+		free(loc);
+		free(indexes);
+		return;
+	}
+	for (uint32_t i = 0; i < view->ngpus; i++) {
 		hwloc_obj_t gpu, ancestor;
 		uint32_t *cpus;
 
-		if (dist_parse_u32_prefix(p, &index, &end) ||
-		    !(gpu = find_osdev(is_gpu_named, index))) {
+		if (!(gpu = find_osdev(is_gpu_named, indexes[i]))) {
 			for (uint32_t j = 0; j < i; j++)
 				free((void *)loc[j].cpus);
 			free(loc);
+			free(indexes);
 			return;
 		}
 		ancestor = hwloc_get_non_io_ancestor_obj(topology, gpu);
@@ -148,8 +151,8 @@ static void read_localities(const char *gpus, struct topo_view *view)
 			cpus = NULL;
 		loc[i].cpus = cpus;
 		nearest_nic(ancestor, loc[i].nic);
-		p = *end == ',' ? end + 1 : end;
 	}
+	free(indexes);
 	view->localities = loc;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dist_record.h"
 #include "dist_slurmenv.h"
 #include "msg.h"
 #include "netlocal.h"
@@ -18,12 +19,8 @@
 #define KEY_NODE  "slurm-dist.node"
 #define KEY_PORT  "slurm-dist.port"
 #define KEY_RELAY "slurm-dist.relay"
-/* A node record is RECORD_OK "GPUS PORTS EXTRA ADDRESSES" (PORTS: one per
- * task of the node, comma-separated, or "-"; EXTRA: the mode's, or "-"), or
- * RECORD_FAILED and why. */
-#define RECORD_OK     "ok "
-#define RECORD_FAILED "failed "
-#define RECORD_MAX    2048
+/* The node record: core/dist_record.h. */
+#define RECORD_MAX DIST_RECORD_MAX
 
 /* The transport this task wired up through, for wireup_abort/finalize. */
 static const struct wireup_transport *used;
@@ -110,21 +107,17 @@ static int format_ok_record(const struct dist_world *w, const char *ports, const
                             const struct dist_addr_list *local, char *text, size_t limit,
                             struct dist_err *err)
 {
-	struct dist_err ignored;
-	int n = snprintf(text, limit, RECORD_OK "%u %s %s ", w->local_gpus, ports,
-	                 extra[0] ? extra : "-");
+	static struct dist_node_record rec;
 
-	if (n < 0 || (size_t)n >= limit)
-		return dist_err_set(err,
-		                    "this node's record (ports, devices) is longer than the "
-		                    "%zu bytes the exchange carries",
-		                    limit - 1);
-	if (dist_addr_list_format(local, text + n, limit - (size_t)n, &ignored))
-		text[n] = '\0';
-	return 0;
+	memset(&rec, 0, sizeof(rec));
+	rec.gpus = w->local_gpus;
+	snprintf(rec.ports, sizeof(rec.ports), "%s", ports);
+	snprintf(rec.extra, sizeof(rec.extra), "%s", extra[0] ? extra : "-");
+	rec.addrs = *local;
+	return dist_node_record_format(&rec, text, limit, err);
 }
 
-/* The first task of each node speaks for it (see RECORD_OK), or says why
+/* The first task of each node speaks for it (core/dist_record.h), or says why
  * the program cannot start there: every task of a node runs the same
  * program with the same environment, so its check stands for all. */
 static void put_node_record(const struct wireup_transport *t, const struct wireup_request *req,
@@ -144,7 +137,7 @@ static void put_node_record(const struct wireup_transport *t, const struct wireu
 		format_ok_record(w, ports, extra, local, text, limit, failure);
 	if (failure->msg[0]) {
 		gethostname(host, sizeof(host) - 1);
-		snprintf(text, limit, RECORD_FAILED "rank %u on %s: %s", w->rank, host,
+		snprintf(text, limit, DIST_RECORD_FAILED "rank %u on %s: %s", w->rank, host,
 		         failure->msg);
 	}
 	t->put(KEY_NODE, text, &ignored);
@@ -192,51 +185,33 @@ static int list_nodes(const struct wireup_transport *t, const struct dist_world 
 	return 0;
 }
 
-/* Cuts the next space-separated field off *P. */
-static char *next_field(char **p)
-{
-	char *field = *p, *space = strchr(*p, ' ');
-
-	if (!space)
-		return NULL;
-	*space = '\0';
-	*p = space + 1;
-	return field;
-}
-
-/* Parses BODY, an "ok" record without its prefix: "GPUS PORTS EXTRA ADDRESSES". */
-static int parse_ok_record(char *body, uint32_t *gpus, char **ports, char **extra,
-                           struct dist_addr_list *addrs, struct dist_err *err)
-{
-	char *p = body, *gpu_text = next_field(&p), *port_text = next_field(&p);
-	char *extra_text = next_field(&p);
-
-	if (!gpu_text || !port_text || !extra_text || dist_parse_u32(gpu_text, gpus))
-		return -1;
-	*ports = strdup(port_text);
-	*extra = strdup(extra_text);
-	if (!*ports || !*extra)
-		return -1;
-	return dist_addr_list_parse(p, addrs, err);
-}
-
 /* Reads one node's record; a failed node ends the reading. */
 static enum wireup_result read_node_record(const struct wireup_transport *t,
                                            const struct wireup_request *req, uint32_t leader,
                                            struct dist_addr_list *addrs, uint32_t *gpus,
                                            char **ports, char **extra, struct dist_err *err)
 {
+	static struct dist_node_record rec;
 	char text[RECORD_MAX];
+	struct dist_err why;
 
 	if (t->get(leader, KEY_NODE, req->timeout_s, text, sizeof(text), err))
 		return WIREUP_FAILED;
-	if (strncmp(text, RECORD_FAILED, strlen(RECORD_FAILED)) == 0) {
-		dist_err_set(err, "not starting: %s", text + strlen(RECORD_FAILED));
+	if (dist_node_record_parse(text, &rec, &why)) {
+		dist_err_set(err, "rank %u published a malformed node record (%s)", leader,
+		             why.msg);
+		return WIREUP_FAILED;
+	}
+	if (rec.failed) {
+		dist_err_set(err, "not starting: %s", rec.why);
 		return WIREUP_PEER_FAILED;
 	}
-	if (strncmp(text, RECORD_OK, strlen(RECORD_OK)) != 0 ||
-	    parse_ok_record(text + strlen(RECORD_OK), gpus, ports, extra, addrs, err)) {
-		dist_err_set(err, "rank %u published a malformed node record", leader);
+	*gpus = rec.gpus;
+	*addrs = rec.addrs;
+	*ports = strdup(rec.ports);
+	*extra = strdup(rec.extra);
+	if (!*ports || !*extra) {
+		dist_err_set(err, "out of memory");
 		return WIREUP_FAILED;
 	}
 	return WIREUP_OK;
@@ -342,21 +317,28 @@ static int fill_task_table(const struct records *r, struct dist_world *w, struct
 	if (!table)
 		return dist_err_set(err, "out of memory");
 	for (uint32_t i = 0; i < r->count; i++) {
-		const char *p = r->ports[i];
+		uint16_t *ports = calloc(r->nodes[i].ntasks, sizeof(*ports));
 
+		if (!ports)
+			return dist_err_set(err, "out of memory");
+		if (dist_task_ports_parse(r->ports[i], r->nodes[i].ntasks, ports)) {
+			free(ports);
+			return dist_err_set(
+			        err, "rank %u published no port for each of its node's %u tasks",
+			        r->nodes[i].ranks[0], r->nodes[i].ntasks);
+		}
 		for (uint32_t j = 0; j < r->nodes[i].ntasks; j++) {
-			uint32_t rank = r->nodes[i].ranks[j], port;
-			char *end;
+			uint32_t rank = r->nodes[i].ranks[j];
 
-			if (rank >= w->size || dist_parse_u32_prefix(p, &port, &end) ||
-			    port > 65535)
-				return dist_err_set(err, "rank %u published no port for rank %u",
-				                    r->nodes[i].ranks[0], rank);
+			if (rank >= w->size) {
+				free(ports);
+				return dist_err_set(err, "%u tasks but a rank %u", w->size, rank);
+			}
 			snprintf(table[rank].addr, sizeof(table[rank].addr), "%s",
 			         w->nodes[i].addr);
-			table[rank].port = (uint16_t)port;
-			p = *end == ',' ? end + 1 : end;
+			table[rank].port = ports[j];
 		}
+		free(ports);
 	}
 	w->tasks = table;
 	return 0;
@@ -446,7 +428,7 @@ static bool leader_reported_failure(const struct wireup_transport *t,
 					leader = nodes[i].ranks[0];
 	if (leader != UINT32_MAX &&
 	    t->get(leader, KEY_NODE, req->timeout_s, text, sizeof(text), &ignored) == 0)
-		failed = strncmp(text, RECORD_FAILED, strlen(RECORD_FAILED)) == 0;
+		failed = strncmp(text, DIST_RECORD_FAILED, strlen(DIST_RECORD_FAILED)) == 0;
 	for (uint32_t i = 0; nodes && i < count; i++)
 		free(nodes[i].ranks);
 	free(nodes);

@@ -2,11 +2,21 @@
  * built with AddressSanitizer and UndefinedBehaviorSanitizer: random and
  * mutated inputs (fixed seed, so every run is the same run) must never read
  * or write out of bounds, and whatever a parser accepts must come back the
- * same through its formatter. Prints "N passed, 0 failed" at the end. */
+ * same through its formatter. Also: other tasks' node records, the shim's
+ * command line, several plugstack arguments at once, inputs up to 4 KiB,
+ * and every formatter ("generator") given a buffer of exactly a random size,
+ * which it must fill or refuse without writing past it.
+ * Prints "N passed, 0 failed" at the end.
+ *
+ *   fuzz_parsers [ROUNDS [SEED]]   (default: 200000 rounds, the fixed seed;
+ *                                   docs/testing.md has the longer run) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "cli.h"
 #include "config.h"
 #include "dist_bind.h"
 #include "dist_net.h"
@@ -15,11 +25,13 @@
 #include "dist_port.h"
 #include "dist_profile.h"
 #include "dist_rdma.h"
+#include "dist_record.h"
 #include "dist_roles.h"
 #include "dist_slurmenv.h"
 
-#define ROUNDS 200000
-#define MAXLEN 200
+#define ROUNDS  200000
+#define MAXLEN  200  /* most inputs */
+#define LONGLEN 4096 /* one in eight: beyond every fixed buffer but the record's */
 
 static unsigned long long state = 0x9e3779b97f4a7c15ull;
 static long failures;
@@ -32,13 +44,20 @@ static unsigned next_random(void)
 	return (unsigned)(state >> 11);
 }
 
-/* Random text over ALPHABET, or a valid SEED with a few bytes changed. */
+/* Random text over ALPHABET, or a valid SEED (repeated, for long inputs)
+ * with a few bytes changed; BUF holds LONGLEN + 1. */
 static void make_input(char *buf, const char *alphabet, const char *seed)
 {
-	size_t n = next_random() % MAXLEN, alen = strlen(alphabet);
+	size_t max = next_random() % 8 == 0 ? LONGLEN : MAXLEN;
+	size_t n = next_random() % max, alen = strlen(alphabet);
 
 	if (seed && next_random() % 2) {
-		snprintf(buf, MAXLEN + 1, "%s", seed);
+		size_t reps = max == LONGLEN ? 1 + next_random() % 64 : 1;
+
+		buf[0] = '\0';
+		for (size_t k = 0, used = 0; k < reps && used < LONGLEN; k++)
+			used += (size_t)snprintf(buf + used, LONGLEN + 1 - used, "%s%s",
+			                         k ? "," : "", seed);
 		n = strlen(buf);
 		for (unsigned k = next_random() % 4; k > 0 && n > 0; k--)
 			buf[next_random() % n] = alphabet[next_random() % alen];
@@ -59,6 +78,31 @@ static void check(int ok, const char *what, const char *input)
 	}
 }
 
+/* A buffer of exactly LEN bytes (at least 1), so that AddressSanitizer
+ * sees any byte written past it. */
+static char *exact(size_t len)
+{
+	char *buf = malloc(len ? len : 1);
+
+	if (!buf)
+		abort();
+	return buf;
+}
+
+/* Runs FORMAT into buffers of a few random sizes up to FULL's length + 1:
+ * each time it must succeed with a string that fits, or refuse. */
+#define CHECK_SIZES(what, in, full, call)                                                          \
+	do {                                                                                       \
+		for (int k_ = 0; k_ < 3; k_++) {                                                   \
+			size_t len = 1 + next_random() % (strlen(full) + 2);                       \
+			char *buf = exact(len);                                                    \
+			if ((call) == 0)                                                           \
+				check(strlen(buf) < len && strncmp(buf, full, strlen(buf)) == 0,   \
+				      what " size", in);                                           \
+			free(buf);                                                                 \
+		}                                                                                  \
+	} while (0)
+
 static void fuzz_addr_list(const char *in)
 {
 	struct dist_addr_list a, b;
@@ -74,6 +118,88 @@ static void fuzz_addr_list(const char *in)
 		check(strcmp(a.a[i].ifname, b.a[i].ifname) == 0 && a.a[i].addr == b.a[i].addr &&
 		              a.a[i].prefix == b.a[i].prefix,
 		      "addr same", in);
+	CHECK_SIZES("addr format", in, text, dist_addr_list_format(&a, buf, len, &err));
+}
+
+/* Another task's node record: whatever is accepted formats and parses
+ * back the same (addresses that no longer fit are left out, never cut). */
+static void fuzz_node_record(const char *in)
+{
+	static struct dist_node_record a, b;
+	struct dist_err err;
+	char text[DIST_RECORD_MAX];
+	uint16_t ports[64];
+
+	if (dist_node_record_parse(in, &a, &err) != 0)
+		return;
+	check(dist_node_record_format(&a, text, sizeof(text), &err) == 0, "record format", in);
+	check(dist_node_record_parse(text, &b, &err) == 0 && a.failed == b.failed,
+	      "record round trip", in);
+	if (a.failed) {
+		check(strcmp(a.why, b.why) == 0, "record why", in);
+		return;
+	}
+	check(a.gpus == b.gpus && strcmp(a.ports, b.ports) == 0 && strcmp(a.extra, b.extra) == 0 &&
+	              b.addrs.count <= a.addrs.count,
+	      "record same", in);
+	for (size_t i = 0; i < b.addrs.count; i++)
+		check(strcmp(a.addrs.a[i].ifname, b.addrs.a[i].ifname) == 0 &&
+		              a.addrs.a[i].addr == b.addrs.a[i].addr,
+		      "record addr same", in);
+	CHECK_SIZES("record format", in, text, dist_node_record_format(&a, buf, len, &err));
+	for (uint32_t n = 0; n <= 64; n += 1 + next_random() % 8)
+		if (dist_task_ports_parse(a.ports, n, ports) == 0)
+			for (uint32_t i = 0; i < n; i++)
+				check(ports[i] != 0, "task port", in);
+}
+
+/* IN split at spaces into ARGV (at most MAX words after the FIRST ones
+ * already there), in COPY; returns the count, ARGV NULL-terminated. */
+static int split_words(const char *in, char *copy, size_t len, char **argv, int first, int max)
+{
+	char *save = NULL;
+	int argc = first;
+
+	snprintf(copy, len, "%s", in);
+	for (char *word = strtok_r(copy, " ", &save); word && argc < max;
+	     word = strtok_r(NULL, " ", &save))
+		argv[argc++] = word;
+	argv[argc] = NULL;
+	return argc;
+}
+
+/* The shim's command line, split at spaces, with no DIST_SHIM_* variable
+ * set (the plugin's route is the handover's, tested elsewhere). */
+static void fuzz_cli(const char *in)
+{
+	char copy[LONGLEN + 1], *argv[64] = {"dist-shim"};
+	int argc = split_words(in, copy, sizeof(copy), argv, 1, 63);
+	struct cli cli;
+	struct dist_err err;
+
+	/* The shim parses once per process; here glibc's getopt must forget
+	 * where it stopped inside the previous round's words (optind = 0). */
+	optind = 0;
+	getopt(1, (char *[]){"dist-shim", NULL}, "");
+	if (cli_parse(argc, argv, &cli, &err) == 0 && cli.action == CLI_RUN)
+		check(cli.cmd && cli.cmd[0] && cli.timeout_s >= 1 && cli.timeout_s <= 86400,
+		      "cli run", in);
+	free(cli.argv0_copy);
+}
+
+/* Several plugstack arguments at once: whatever is accepted is usable. */
+static void fuzz_plugstack(const char *in)
+{
+	char copy[LONGLEN + 1], *argv[17];
+	int argc = split_words(in, copy, sizeof(copy), argv, 0, 16);
+	struct dist_config cfg;
+	struct dist_port_range range;
+	struct dist_err err;
+
+	if (dist_config_parse(argc, argv, "/usr/bin/dist-shim", &cfg, &err) == 0)
+		check(cfg.shim[0] == '/' &&
+		              dist_port_range_parse(cfg.port_range, &range, &err) == 0,
+		      "plugstack usable", in);
 }
 
 static void fuzz_npus(const char *in)
@@ -90,6 +216,7 @@ static void fuzz_npus(const char *in)
 	      in);
 	for (uint32_t i = 0; i < n && m == n; i++)
 		check(a[i].id == b[i].id && strcmp(a[i].ip, b[i].ip) == 0, "npus same", in);
+	CHECK_SIZES("npus format", in, text, dist_npus_format(a, n, buf, len, &err));
 }
 
 /* Whatever mapping is accepted for SIZE ranks formats and parses back to
@@ -109,6 +236,7 @@ static void fuzz_pmi_mapping(const char *in, uint32_t size)
 	      "mapping round trip", in);
 	for (uint32_t r = 0; r < size && nb == na; r++)
 		check(a[r] == b[r], "mapping same", in);
+	CHECK_SIZES("mapping format", in, text, dist_pmi_mapping_format(a, size, buf, len, &err));
 }
 
 static void fuzz_others(const char *in)
@@ -129,7 +257,12 @@ static void fuzz_others(const char *in)
 	if (dist_profiles_parse(in, profiles, &n, &err) == 0)
 		check(n >= 1 && n <= DIST_PROFILES_MAX, "profiles count", in);
 	dist_parse_u32(in, &v);
-	dist_count_list_items(in);
+	{
+		uint32_t count = dist_count_list_items(in), gpus[64];
+
+		if (count <= 64 && dist_gpu_indexes_parse(in, gpus, count) == 0)
+			check(count == dist_count_list_items(in), "gpu list count", in);
+	}
 	dist_npu_ids(in, 4, ids, &err);
 	dist_hccn_lookup(in, ids, 4, npus, &err);
 	dist_config_parse(1, argv, "/usr/bin/dist-shim", &cfg, &err);
@@ -146,14 +279,16 @@ static void fuzz_others(const char *in)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const char *const alphabets[] = {"0123456789.,=/-:x() \n",
 	                                        "(vector,0123)",
 	                                        "eth0=1234567890./,",
 	                                        "address_0123=.,\n\r# ",
 	                                        "abcdefghijklmnopqrstuvwxyz_,=/0123456789",
-	                                        "\x01\xff\"\\%s%n{}[]\t "};
+	                                        "\x01\xff\"\\%s%n{}[]\t ",
+	                                        "okfaild -,=./0123456789:",
+	                                        "-mpct =,/0123456789abdeghinorsux"};
 	static const char *const seeds[] = {
 	        "eth0=10.77.0.1/24,docker0=172.17.0.1/16",
 	        "0=192.168.100.1,1=192.168.101.1",
@@ -165,11 +300,21 @@ int main(void)
 	        "address_0=192.168.100.1\naddress_1=1.2.3.4",
 	        "port_range=24000-24999",
 	        "0-3 env\n* hostname\n",
-	        "mlx5_0\t1\t3\t0000:0000:0000:0000:0000:ffff:0a4d:0001\t10.77.0.1\tv2\tens1f0\n"};
-	char in[MAXLEN + 1];
-	long runs = 0;
+	        "mlx5_0\t1\t3\t0000:0000:0000:0000:0000:ffff:0a4d:0001\t10.77.0.1\tv2\tens1f0\n",
+	        "ok 4 24001,24002,24003 - eth0=10.77.0.1/24,docker0=172.17.0.1/16",
+	        "ok 0 - 0=192.168.100.1,1=192.168.101.1 ens5=10.77.0.2/24",
+	        "failed rank 3 on tcn2: program 'train' not found",
+	        "--mode ddp --compat tione,kubeflow -p 20000-20999 -t 30 -- python x.py",
+	        "-m ps --ps 2 --chief --evaluator --bind none --explain --gpus 0,1 --tasks 4",
+	        "shim=/opt/dist-shim port_range=24000-24999 timeout=120",
+	        "0,1,2,3,4,5,6,7"};
+	static char in[LONGLEN + 1];
+	long rounds = argc > 1 ? atol(argv[1]) : ROUNDS, runs = 0;
 
-	for (int r = 0; r < ROUNDS; r++) {
+	if (argc > 2)
+		state = strtoull(argv[2], NULL, 0) | 1;
+	cli_clear_env();
+	for (long r = 0; r < rounds; r++) {
 		make_input(in,
 		           alphabets[next_random() % (sizeof(alphabets) / sizeof(alphabets[0]))],
 		           seeds[next_random() % (sizeof(seeds) / sizeof(seeds[0]))]);
@@ -177,6 +322,9 @@ int main(void)
 		fuzz_npus(in);
 		fuzz_others(in);
 		fuzz_pmi_mapping(in, 1 + next_random() % 64);
+		fuzz_node_record(in);
+		fuzz_cli(in);
+		fuzz_plugstack(in);
 		runs++;
 	}
 	printf("%ld passed, %ld failed\n", runs - failures, failures);
