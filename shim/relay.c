@@ -499,19 +499,22 @@ int relay_run_launcher(struct relay_params *p, const struct dist_world *w, const
 	return status;
 }
 
-/* Reads exactly LEN bytes by DEADLINE. */
-static int read_by(int fd, void *buf, size_t len, time_t deadline)
+/* Reads exactly LEN bytes, giving up after SECONDS one-second waits with
+ * nothing: counted in waits, not by the clock, so that a suspended job
+ * (scontrol suspend stops rank 0 and this task alike) does not find its
+ * time up the moment it resumes. */
+static int read_within(int fd, void *buf, size_t len, unsigned seconds)
 {
 	uint8_t *p = buf;
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 
 	while (len > 0) {
-		time_t left = deadline - time(NULL);
+		int ready = poll(&pfd, 1, 1000);
 		ssize_t n;
 
-		if (left <= 0)
+		if (ready == 0 && seconds-- == 0)
 			return -1;
-		if (poll(&pfd, 1, (int)(left > 1 ? 1000 : left * 1000)) <= 0)
+		if (ready <= 0)
 			continue;
 		n = recv(fd, p, len, MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
@@ -555,7 +558,7 @@ static int handshake(int fd, const struct relay_params *p, uint32_t rank, uint8_
 	uint8_t greeting[GREETING_LEN], hello[HELLO_LEN], ack[DIST_RELAY_MAC_LEN],
 	        want[DIST_RELAY_MAC_LEN];
 
-	if (read_by(fd, greeting, sizeof(greeting), time(NULL) + HANDSHAKE_S) ||
+	if (read_within(fd, greeting, sizeof(greeting), HANDSHAKE_S) ||
 	    memcmp(greeting, magic, sizeof(magic)) != 0 || random_bytes(np, DIST_RELAY_NONCE_LEN))
 		return -1;
 	memcpy(n0, greeting + sizeof(magic), DIST_RELAY_NONCE_LEN);
@@ -563,8 +566,7 @@ static int handshake(int fd, const struct relay_params *p, uint32_t rank, uint8_
 		hello[i] = (uint8_t)(rank >> (24 - 8 * i));
 	memcpy(hello + 4, np, DIST_RELAY_NONCE_LEN);
 	dist_relay_mac(p->key, DIST_RELAY_PEER, n0, np, rank, 0, hello + 4 + DIST_RELAY_NONCE_LEN);
-	if (send_all(fd, hello, sizeof(hello)) ||
-	    read_by(fd, ack, sizeof(ack), time(NULL) + HANDSHAKE_S))
+	if (send_all(fd, hello, sizeof(hello)) || read_within(fd, ack, sizeof(ack), HANDSHAKE_S))
 		return -1;
 	dist_relay_mac(p->key, DIST_RELAY_ACK, n0, np, rank, 0, want);
 	return dist_relay_mac_equal(ack, want) ? 0 : -1;
@@ -592,18 +594,18 @@ static int read_status(int fd, const struct relay_params *p, uint32_t rank, cons
                        const uint8_t np[], const char *where, struct dist_err *err)
 {
 	uint8_t kind, rest[1 + DIST_RELAY_MAC_LEN], want[DIST_RELAY_MAC_LEN];
-	const int silence = HEARTBEAT_S * HEARTBEAT_MISSES;
+	const unsigned silence = HEARTBEAT_S * HEARTBEAT_MISSES;
 
 	for (;;) {
-		if (read_by(fd, &kind, 1, time(NULL) + silence))
+		if (read_within(fd, &kind, 1, silence))
 			return dist_err_set(
 			        err,
 			        "the launcher task (rank 0) at %s went away or was silent "
-			        "for %d s without reporting a status",
+			        "for %u s without reporting a status",
 			        where, silence);
 		if (kind == MSG_ALIVE)
 			continue;
-		if (kind != MSG_STATUS || read_by(fd, rest, sizeof(rest), time(NULL) + HANDSHAKE_S))
+		if (kind != MSG_STATUS || read_within(fd, rest, sizeof(rest), HANDSHAKE_S))
 			break;
 		dist_relay_mac(p->key, DIST_RELAY_STATUS, n0, np, rank, rest[0], want);
 		if (!dist_relay_mac_equal(want, rest + 1))
