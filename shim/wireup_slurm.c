@@ -121,12 +121,13 @@ out:
  * indexes, malloc'd), and this task's node_rank in it. Which node runs
  * which ranks is known only to slurmctld: rank 0 need not be on the first
  * node Slurm lists (--distribution=arbitrary with a -w list out of order). */
-static int read_node_order(struct dist_world *w, const uint32_t *counts, uint32_t **order,
-                           struct dist_err *err)
+static int read_node_order(const struct wireup_request *req, struct dist_world *w,
+                           const uint32_t *counts, uint32_t **order, struct dist_err *err)
 {
 	uint32_t *node_of = calloc(w->size, sizeof(*node_of));
 	uint32_t *leaders = calloc(w->nnodes, sizeof(*leaders));
 	uint32_t *seen = calloc(w->nnodes, sizeof(*seen));
+	bool failed;
 	int rc = -1;
 
 	*order = calloc(w->nnodes, sizeof(**order));
@@ -134,7 +135,17 @@ static int read_node_order(struct dist_world *w, const uint32_t *counts, uint32_
 		dist_err_set(err, "out of memory");
 		goto out;
 	}
-	if (wireup_slurm_node_of(w->size, w->nnodes, node_of, err))
+	/* One node is node 0. With the user's MASTER_ADDR and no node table
+	 * the layout only numbers the nodes: if slurmctld cannot say, Slurm's
+	 * order will do rather than failing the step. */
+	failed = w->nnodes > 1 && wireup_slurm_node_of(w->size, w->nnodes, node_of, err) != 0;
+	if (w->nnodes == 1 || (failed && req->user_master_addr && !req->needs_nodes)) {
+		for (uint32_t k = 0; k < w->nnodes; k++)
+			(*order)[k] = k;
+		rc = 0;
+		goto out;
+	}
+	if (failed)
 		goto out;
 	for (uint32_t r = w->size; r-- > 0;) {
 		leaders[node_of[r]] = r; /* ends at each node's lowest rank */
@@ -334,7 +345,7 @@ int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct 
 	uint32_t *counts = NULL, *order = NULL;
 	int rc = -1;
 
-	if (read_ranks(w, &counts, err) == 0 && read_node_order(w, counts, &order, err) == 0 &&
+	if (read_ranks(w, &counts, err) == 0 && read_node_order(req, w, counts, &order, err) == 0 &&
 	    netlocal_addrs(&local, err) == 0 &&
 	    (!req->needs_nodes || fill_node_table(w, counts, order, &local, err) == 0) &&
 	    read_master_addr(req, order, w, err) == 0 && read_master_port(req, w, err) == 0) {
