@@ -1,6 +1,6 @@
 /* The launcher relay's authentication (docs/security.md, "launcher relay"):
  * a key every task of the step shares and no one else has, and MACs
- * (HMAC-SHA-256) over each message, bound to both sides' nonces so that
+ * (HMAC-SHA-256, OpenSSL's) over each message, bound to both sides' nonces so that
  * nothing seen on one connection can be replayed on another. */
 #ifndef DIST_RELAY_H
 #define DIST_RELAY_H
@@ -21,10 +21,6 @@ enum dist_relay_label {
 	DIST_RELAY_ACK,    /* rank 0: "I am the step's rank 0 and took RANK" */
 	DIST_RELAY_STATUS, /* rank 0: "the launcher ended with STATUS" */
 };
-
-void dist_sha256(const void *data, size_t len, uint8_t out[32]);
-void dist_hmac_sha256(const uint8_t *key, size_t key_len, const void *msg, size_t len,
-                      uint8_t out[32]);
 
 /* The MAC of LABEL for the connection with rank 0's nonce N0 and the
  * peer's NP, about RANK and STATUS (0 where the label has none). */
