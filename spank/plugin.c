@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "dist_launch.h"
+#include "dist_mode.h"
 #include "dist_protocol.h"
 #include "dist_relay.h"
 #include "nodedir.h"
@@ -152,6 +153,16 @@ static int set_shim_env(spank_t sp)
 	return 0;
 }
 
+/* The mode's files need the step's directory; for the others it only lets
+ * a node's tasks share one topology discovery, and the task runs without. */
+static bool mode_writes_files(void)
+{
+	const struct dist_mode *mode = NULL;
+
+	return dist_mode_lookup(dist_options.mode, &mode) != DIST_MODE_AVAILABLE || !mode ||
+	       mode->build_files;
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	struct dist_err err;
@@ -170,7 +181,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	}
 	if (set_shim_env(sp))
 		return fail_task("cannot set the shim's variables in the task");
-	if (nodedir_handover(sp, &err))
+	if (nodedir_handover(sp, &err) && mode_writes_files())
 		return fail_task(err.msg);
 	if (wrap_task(sp, config.shim, &err))
 		return fail_task(err.msg);

@@ -54,5 +54,17 @@ gone "$WORK/sticky"
 run_srun left -N"$TC_NODES" --ntasks-per-node=1 bash -c 'ls -d /tmp/slurm-dist.job* 2>/dev/null || true'
 [ ! -s "$WORK/left.out" ] || fail "step directories left in the nodes' /tmp: $(cat "$WORK/left.out")"
 
+# A TMPDIR where no directory can be made, even by root (the test cluster's
+# jobs run as root): a mode with files refuses, naming it; ddp, which only
+# shares the topology there, runs without.
+PATH=$NOMPI TMPDIR=/proc run_srun ro_mpi --mpi=$XMPI --dist-mode=mpi -N2 --ntasks-per-node=1 \
+	bash -c "touch $WORK/started"
+[ "$RC" -ne 0 ] || fail "mode mpi ran without its step directory"
+assert_contains "$WORK/ro_mpi.err" "cannot create the step's directory in /proc"
+[ ! -e "$WORK/started" ] || fail "a task started without its step directory"
+TMPDIR=/proc run_srun ro_ddp --dist-mode=ddp -N2 --ntasks-per-node=1 printenv RANK
+[ "$RC" -eq 0 ] || fail "ddp without a step directory exited $RC: $(cat "$WORK/ro_ddp.err")"
+assert_count "$WORK/ro_ddp.out" '^[01]$' 2
+
 run_srun unblock -N"$TC_NODES" --ntasks-per-node=1 rm -rf "/tmp/slurm-dist.$uid"
 assert_no_node_drained
