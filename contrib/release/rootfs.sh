@@ -33,9 +33,31 @@ if [ -f "$root/.slurm-dist-stamp" ] && [ "$(cat "$root/.slurm-dist-stamp")" = "$
 	exit 0
 fi
 
-log "building a $suite root file system in $root (a few minutes)"
 mkdir -p "$cache"
-rm -rf "$root.new"
+# One build of a suite at a time: runs started together wait for the first.
+exec 9>"$cache/$suite.lock"
+flock 9
+if [ -f "$root/.slurm-dist-stamp" ] && [ "$(cat "$root/.slurm-dist-stamp")" = "$stamp" ]; then
+	echo "$root"
+	exit 0
+fi
+
+# What an interrupted build left: unmount what it mounted inside (/proc,
+# /sys, /dev) before removing anything, and never cross into another file
+# system while removing.
+remove_tree() {
+	local m
+	[ -e "$1" ] || return 0
+	awk -v d="$1/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo | sort -r |
+		while read -r m; do umount -l "$m" || true; done
+	if awk -v d="$1/" 'index($5, d) == 1 {found = 1} END {exit !found}' /proc/self/mountinfo; then
+		die "$1 still has mounts inside; not removing it"
+	fi
+	rm -rf --one-file-system "$1"
+}
+
+log "building a $suite root file system in $root (a few minutes)"
+remove_tree "$root.new"
 start=$SECONDS
 # forky's Release file may be past its Valid-Until date.
 # Documentation and translations are left out: nothing here reads them.
@@ -50,14 +72,14 @@ if ! mmdebstrap --variant=apt --quiet \
 		echo "${packages[*]}"
 	)" \
 	"$suite" "$root.new" >&2; then
-	rm -rf "$root.new"
+	remove_tree "$root.new"
 	die "mmdebstrap $suite failed (is Debian's archive reachable?)"
 fi
 # Inside the test network nothing answers DNS: let lookups fail at once
 # rather than wait for a server that cannot be reached.
 echo "nameserver 127.0.0.1" >"$root.new/etc/resolv.conf"
 echo "$stamp" >"$root.new/.slurm-dist-stamp"
-rm -rf "$root"
+remove_tree "$root"
 mv "$root.new" "$root"
 log "$suite ready in $((SECONDS - start)) s"
 echo "$root"
