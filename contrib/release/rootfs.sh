@@ -25,8 +25,13 @@ esac
 command -v mmdebstrap >/dev/null || die "mmdebstrap not found (run contrib/install-deps.sh)"
 
 mapfile -t packages < <(bash "$here/../install-deps.sh" --list)
-# The stamp changes when the package list or this script does.
-stamp=$(cat "$here/../install-deps.sh" "$0" | sha256sum | cut -c1-16)
+# The stamp changes with the package list, or with FORMAT when what this
+# script puts in a root file system changes (not for every edit of it).
+readonly FORMAT=1
+stamp=$({
+	echo "format $FORMAT"
+	printf '%s\n' "${packages[@]}"
+} | sha256sum | cut -c1-16)
 root=$cache/$suite
 if [ -f "$root/.slurm-dist-stamp" ] && [ "$(cat "$root/.slurm-dist-stamp")" = "$stamp" ]; then
 	echo "$root"
