@@ -9,6 +9,10 @@ lo, hi, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 socks = []
 for port in range(lo, hi + 1):
     s = socket.socket()
+    # As a real squatter would: a port an earlier job left in TIME_WAIT is
+    # taken too (without it the relay's port may stay free, and the task
+    # wait for a rank 0 that never comes instead of meeting the forgery).
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         s.bind(("0.0.0.0", port))
         s.listen(8)
