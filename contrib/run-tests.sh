@@ -39,5 +39,5 @@ done
 echo
 echo "=== slurm-dist test suite, per release"
 printf '%s\n' "${summary[@]}"
-echo "all releases: $passed passed, $failed failed"
+echo "total: $passed passed, $failed failed"
 exit "$bad"
