@@ -12,6 +12,13 @@ release_suite() {
 	esac
 }
 
+# Messages prefixed with the script's LOG_PREFIX; die ends it.
+log() { echo "${LOG_PREFIX:-release}: $*" >&2; }
+die() {
+	log "error: $*"
+	exit 1
+}
+
 # Debian suite of this machine.
 host_suite() {
 	# shellcheck disable=SC1091

@@ -9,11 +9,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${DIST_ROOTFS_CACHE:-/var/cache/slurm-dist/rootfs}
 
-log() { echo "rootfs: $*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
+LOG_PREFIX=rootfs
+# shellcheck source=contrib/release/releases.sh
+. "$here/releases.sh"
 
 [ "$#" -eq 1 ] || die "usage: $0 SUITE"
 suite=$1

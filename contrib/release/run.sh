@@ -15,12 +15,6 @@ src=$(cd "$here/../.." && pwd)
 # shellcheck source=contrib/release/releases.sh
 . "$here/releases.sh"
 
-log() { echo "release: $*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
-
 [ "$#" -eq 1 ] || die "usage: $0 RELEASE (one of ${DIST_RELEASES[*]})"
 release=$1
 suite=$(release_suite "$release")
