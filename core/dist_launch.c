@@ -67,16 +67,16 @@ int dist_contract_env(const struct dist_mode *mode, const struct dist_profile *c
 	return 0;
 }
 
-int dist_argv0_encode(long pid, const char *argv0, char *buf, size_t len)
+int dist_handover_encode(long pid, const char *value, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%ld:%s", pid, argv0);
+	int n = snprintf(buf, len, "%ld:%s", pid, value);
 
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-const char *dist_argv0_decode(const char *value, long pid)
+const char *dist_handover_decode(const char *text, long pid)
 {
-	const char *p = value;
+	const char *p = text;
 	long v = 0;
 
 	if (!p || *p < '1' || *p > '9')

@@ -18,17 +18,17 @@
  * the user's ranks: it must not get a contract of its own. */
 bool dist_is_mpi_daemon(const char *program);
 
-/* The Slurm 22.05 route's hand-over of the task's own argv[0]
- * (DIST_SHIM_ARGV0) is "PID:ARGV0", PID being the task's process: the
- * plugin's task_init runs in the very process that then execs the shim, so
- * a value left over in the environment (from another task, step or shell)
- * never names the shim's own pid and is ignored. Encode returns -1 when BUF
- * is too small. */
-int dist_argv0_encode(long pid, const char *argv0, char *buf, size_t len);
+/* A value the plugin hands to the shim of one task (the 22.05 route's
+ * argv[0] in DIST_SHIM_ARGV0, the step's directory in DIST_SHIM_STEPDIR) is
+ * "PID:VALUE", PID being the task's process: the plugin's task_init runs in
+ * the very process that then execs the shim, so a value left over in the
+ * environment (from another task, step or shell) never names the shim's own
+ * pid and is ignored. Encode returns -1 when BUF is too small. */
+int dist_handover_encode(long pid, const char *value, char *buf, size_t len);
 
-/* ARGV0 inside VALUE when VALUE is "PID:ARGV0" with PID equal to PID and a
- * non-empty ARGV0; else NULL. */
-const char *dist_argv0_decode(const char *value, long pid);
+/* The value inside TEXT when TEXT is "PID:VALUE" with PID equal to PID and a
+ * non-empty VALUE; else NULL. */
+const char *dist_handover_decode(const char *text, long pid);
 
 /* Removes from ENV the variables a mode sets that are true for one task
  * or one node only (ranks, sizes counted in the step's tasks, interface

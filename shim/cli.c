@@ -195,7 +195,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err)
 {
 	/* Only the value the plugin made for this very process (a leftover
 	 * never names our pid): it must not change what runs. */
-	const char *argv0 = dist_argv0_decode(getenv(DIST_SHIM_ENV_ARGV0), (long)getpid());
+	const char *argv0 = dist_handover_decode(getenv(DIST_SHIM_ENV_ARGV0), (long)getpid());
 	const char *timeout = getenv(DIST_SHIM_ENV_TIMEOUT);
 
 	defaults_from_env(cli);

@@ -108,7 +108,7 @@ static int open_own(uint32_t jobid, uint32_t stepid, struct stepdir *dir, struct
 
 int stepdir_open(uint32_t jobid, uint32_t stepid, struct stepdir *dir, struct dist_err *err)
 {
-	const char *handed = dist_argv0_decode(getenv(DIST_SHIM_ENV_STEPDIR), (long)getpid());
+	const char *handed = dist_handover_decode(getenv(DIST_SHIM_ENV_STEPDIR), (long)getpid());
 
 	dir->fd = -1;
 	if (handed)

@@ -57,7 +57,7 @@ int nodedir_handover(spank_t sp, struct dist_err *err)
 	}
 	if (!made[0])
 		return dist_err_set(err, "the step's directory was not made on this node");
-	if (dist_argv0_encode((long)getpid(), made, value, sizeof(value)) ||
+	if (dist_handover_encode((long)getpid(), made, value, sizeof(value)) ||
 	    spank_setenv(sp, DIST_SHIM_ENV_STEPDIR, value, 1) != ESPANK_SUCCESS)
 		return dist_err_set(err, "cannot pass the step's directory to the shim");
 	return 0;

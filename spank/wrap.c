@@ -55,7 +55,7 @@ static int wrap_by_argv0(spank_t sp, const char *shim, struct dist_err *err)
 	handover = malloc(len);
 	if (!handover)
 		return dist_err_set(err, "out of memory");
-	if (dist_argv0_encode((long)getpid(), argv[0], handover, len) ||
+	if (dist_handover_encode((long)getpid(), argv[0], handover, len) ||
 	    spank_setenv(sp, DIST_SHIM_ENV_ARGV0, handover, 1) != ESPANK_SUCCESS) {
 		free(handover);
 		return dist_err_set(err, "cannot pass the task's program to the shim");

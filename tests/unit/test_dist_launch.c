@@ -212,21 +212,21 @@ static void test_argv0_handover(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(dist_argv0_encode(4242, "python3", buf, sizeof(buf)), 0);
+	assert_int_equal(dist_handover_encode(4242, "python3", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "4242:python3");
-	assert_string_equal(dist_argv0_decode(buf, 4242), "python3");
-	assert_string_equal(dist_argv0_decode("7:/bin/a:b", 7), "/bin/a:b");
+	assert_string_equal(dist_handover_decode(buf, 4242), "python3");
+	assert_string_equal(dist_handover_decode("7:/bin/a:b", 7), "/bin/a:b");
 	/* A leftover from another process, or a bare program name as before. */
-	assert_null(dist_argv0_decode(buf, 4243));
-	assert_null(dist_argv0_decode("/tmp/evil", 4242));
-	assert_null(dist_argv0_decode("4242", 4242));
-	assert_null(dist_argv0_decode("4242:", 4242));
-	assert_null(dist_argv0_decode("04242:x", 4242));
-	assert_null(dist_argv0_decode("-4242:x", -4242));
-	assert_null(dist_argv0_decode("", 4242));
-	assert_null(dist_argv0_decode(NULL, 4242));
-	assert_null(dist_argv0_decode("99999999999999999999999:x", 4242));
-	assert_int_equal(dist_argv0_encode(4242, "python3", buf, 12), -1);
+	assert_null(dist_handover_decode(buf, 4243));
+	assert_null(dist_handover_decode("/tmp/evil", 4242));
+	assert_null(dist_handover_decode("4242", 4242));
+	assert_null(dist_handover_decode("4242:", 4242));
+	assert_null(dist_handover_decode("04242:x", 4242));
+	assert_null(dist_handover_decode("-4242:x", -4242));
+	assert_null(dist_handover_decode("", 4242));
+	assert_null(dist_handover_decode(NULL, 4242));
+	assert_null(dist_handover_decode("99999999999999999999999:x", 4242));
+	assert_int_equal(dist_handover_encode(4242, "python3", buf, 12), -1);
 }
 
 int main(void)
