@@ -38,19 +38,16 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	/* Prolog and epilog: nothing to do, and nothing that could drain the node. */
 	if (spank_context() == S_CTX_JOB_SCRIPT)
 		return 0;
-	/* slurmd, when it starts: only the plugstack arguments, so that a typo
-	 * stops slurmd with its cause in the log (the admin sees it at once)
-	 * instead of failing, later, the first step on the node. */
-	if (spank_context() == S_CTX_SLURMD) {
-		if (dist_config_parse(ac, av, DIST_SHIM_PATH, &config, &err) == 0)
-			return 0;
-		slurm_error("dist: %s; fix plugstack.conf", err.msg);
-		return -1;
-	}
+	/* Everywhere else the plugstack arguments first: in slurmd, when it
+	 * starts, a typo then stops slurmd with its cause in the log (the admin
+	 * sees it at once) instead of failing, later, the first step on the node. */
 	if (dist_config_parse(ac, av, DIST_SHIM_PATH, &config, &err)) {
 		slurm_error("dist: %s; fix plugstack.conf", err.msg);
 		return -1;
 	}
+	/* slurmd itself has no options to offer. */
+	if (spank_context() == S_CTX_SLURMD)
+		return 0;
 	return dist_options_register(sp);
 }
 
