@@ -2,8 +2,9 @@
 # Installs, from Debian's packages, everything slurm-dist needs to build, to
 # run its tests and to bring up the local test cluster. Run as root.
 #   install-deps.sh          install what is missing on this machine
-#   install-deps.sh --list   print the packages a test root file system of
-#                            another release needs (contrib/release/rootfs.sh)
+#   install-deps.sh --list SUITE
+#                            print the packages a test root file system of
+#                            that Debian suite needs (contrib/release/rootfs.sh)
 set -euo pipefail
 
 packages=(
@@ -14,13 +15,35 @@ packages=(
 	slurm-wlm slurmctld slurmd slurm-client munge iproute2 util-linux mount procps
 	# real clients used by the integration tests
 	python3 python3-torch python3-numpy python3-mpi4py openmpi-bin libopenmpi-dev
+	# fault injection (a node that drops the training ports)
+	nftables
+	# packages built from the tree (debian/, an RPM spec)
+	debhelper dpkg-dev fakeroot rpm
 )
+# What only some suites have or need. Debian's lmod and environment-modules
+# conflict: each module system is tested in its own suite.
+suite_packages() {
+	case $1 in
+	bookworm) echo lmod ;;
+	trixie) echo environment-modules ;;
+	forky) echo lmod python3-accelerate ;;
+	*)
+		echo "install-deps: error: unknown suite '$1' (bookworm, trixie or forky)" >&2
+		return 1
+		;;
+	esac
+}
 # Only on the machine that runs the suite: it builds the other releases' root
 # file systems.
 host_packages=(mmdebstrap)
 
 if [ "${1:-}" = --list ]; then
-	printf '%s\n' "${packages[@]}"
+	[ "$#" -eq 2 ] || {
+		echo "install-deps: usage: $0 --list SUITE" >&2
+		exit 2
+	}
+	extra=$(suite_packages "$2")
+	printf '%s\n' "${packages[@]}" $extra
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -28,8 +51,10 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
+. /etc/os-release
+read -ra extra <<<"$(suite_packages "${VERSION_CODENAME:-unknown}")"
 missing=()
-for p in "${packages[@]}" "${host_packages[@]}"; do
+for p in "${packages[@]}" "${extra[@]}" "${host_packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ "${#missing[@]}" -eq 0 ]; then

@@ -22,7 +22,7 @@ esac
 [ "$(id -u)" -eq 0 ] || die "must run as root (mmdebstrap, chroot)"
 command -v mmdebstrap >/dev/null || die "mmdebstrap not found (run contrib/install-deps.sh)"
 
-mapfile -t packages < <(bash "$here/../install-deps.sh" --list)
+mapfile -t packages < <(bash "$here/../install-deps.sh" --list "$suite")
 # The stamp changes with the package list, or with FORMAT when what this
 # script puts in a root file system changes (not for every edit of it).
 readonly FORMAT=1
