@@ -14,6 +14,7 @@
 #define DIST_SHIM_ENV_NPU_ISOLATE "DIST_SHIM_NPU_ISOLATE"
 #define DIST_SHIM_ENV_BIND        "DIST_SHIM_BIND"
 #define DIST_SHIM_ENV_EXPLAIN     "DIST_SHIM_EXPLAIN"
+#define DIST_SHIM_ENV_CHECK       "DIST_SHIM_CHECK"
 /* Slurm 22.05 route only: the task's own argv[0], which the shim replaced. */
 #define DIST_SHIM_ENV_ARGV0 "DIST_SHIM_ARGV0"
 /* The step's private directory on this node, made by the plugin as the
@@ -29,8 +30,8 @@
 		DIST_SHIM_ENV_MODE, DIST_SHIM_ENV_PORT_RANGE, DIST_SHIM_ENV_TIMEOUT,               \
 		        DIST_SHIM_ENV_COMPAT, DIST_SHIM_ENV_LAUNCHER, DIST_SHIM_ENV_PS,            \
 		        DIST_SHIM_ENV_CHIEF, DIST_SHIM_ENV_EVALUATOR, DIST_SHIM_ENV_NPU_ISOLATE,   \
-		        DIST_SHIM_ENV_BIND, DIST_SHIM_ENV_EXPLAIN, DIST_SHIM_ENV_ARGV0,            \
-		        DIST_SHIM_ENV_STEPDIR, DIST_SHIM_ENV_RELAY_KEY                             \
+		        DIST_SHIM_ENV_BIND, DIST_SHIM_ENV_EXPLAIN, DIST_SHIM_ENV_CHECK,            \
+		        DIST_SHIM_ENV_ARGV0, DIST_SHIM_ENV_STEPDIR, DIST_SHIM_ENV_RELAY_KEY        \
 	}
 
 #endif

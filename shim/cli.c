@@ -32,6 +32,8 @@ void cli_usage(void)
 	       "      --npu-isolate        mode ascend: each task sees only its own NPU\n"
 	       "      --bind auto|none     bind each task to its GPU's CPUs and NIC (default "
 	       "auto)\n"
+	       "      --check net[:SECONDS] before PROGRAM starts, every node proves it reaches\n"
+	       "                           the master's port and the next node (default %us)\n"
 	       "      --explain            print each task's GPU, CPUs and NIC; without PROGRAM,\n"
 	       "                           the plan for a whole node: [--topology XML]\n"
 	       "                           [--gpus LIST] [--tasks N]\n"
@@ -42,8 +44,8 @@ void cli_usage(void)
 	       "\n"
 	       "Variables you export yourself (MASTER_PORT, GLOO_SOCKET_IFNAME...) are kept.\n"
 	       "See dist-shim(1).\n",
-	       dist_mode_choices(), dist_profile_choices(), DIST_PORT_RANGE_DEFAULT,
-	       SHIM_TIMEOUT_DEFAULT);
+	       dist_mode_choices(), dist_profile_choices(), DIST_CHECK_TIMEOUT_DEFAULT,
+	       DIST_PORT_RANGE_DEFAULT, SHIM_TIMEOUT_DEFAULT);
 }
 
 static int parse_timeout(const char *text, unsigned *timeout_s, struct dist_err *err)
@@ -70,6 +72,8 @@ static void defaults_from_env(struct cli *cli)
 	cli->npu_isolate = getenv(DIST_SHIM_ENV_NPU_ISOLATE) != NULL;
 	cli->bind = DIST_BIND_AUTO;
 	cli->explain = getenv(DIST_SHIM_ENV_EXPLAIN) != NULL;
+	cli->check.net = false;
+	cli->check.timeout_s = DIST_CHECK_TIMEOUT_DEFAULT;
 	cli->topology = NULL;
 	cli->gpus = NULL;
 	cli->tasks = 1;
@@ -106,6 +110,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	        {"npu-isolate", no_argument, NULL, 'I'},
 	        {"bind", required_argument, NULL, 'b'},
 	        {"explain", no_argument, NULL, 'x'},
+	        {"check", required_argument, NULL, 'K'},
 	        {"topology", required_argument, NULL, 'T'},
 	        {"gpus", required_argument, NULL, 'G'},
 	        {"tasks", required_argument, NULL, 'N'},
@@ -118,7 +123,8 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, which starts the user's command. */
-	while ((c = getopt_long(argc, argv, "+m:p:t:c:ls:CEIb:xT:G:N:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:p:t:c:ls:CEIb:xK:T:G:N:hV", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'm':
 			cli->mode = optarg;
@@ -151,6 +157,10 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 			break;
 		case 'x':
 			cli->explain = true;
+			break;
+		case 'K':
+			if (dist_check_parse("--check", optarg, &cli->check, err))
+				return -1;
 			break;
 		case 'T':
 			cli->topology = optarg;
@@ -207,6 +217,9 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err)
 		return -1;
 	if (getenv(DIST_SHIM_ENV_BIND) &&
 	    dist_bind_policy_parse("--dist-bind", getenv(DIST_SHIM_ENV_BIND), &cli->bind, err))
+		return -1;
+	if (getenv(DIST_SHIM_ENV_CHECK) &&
+	    dist_check_parse("--dist-check", getenv(DIST_SHIM_ENV_CHECK), &cli->check, err))
 		return -1;
 	if (argv0)
 		return parse_wrapped(argv, argv0, cli, err);

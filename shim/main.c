@@ -73,8 +73,10 @@ static int build_request(const struct cli *cli, const struct plan *plan, struct 
 	req->user_master_addr = getenv("MASTER_ADDR");
 	req->user_master_port = getenv("MASTER_PORT");
 	/* The launcher relay accepts only the step's nodes. */
-	req->needs_nodes = plan_needs_nodes(plan) || cli->launcher;
+	req->needs_nodes = plan_needs_nodes(plan) || cli->launcher || cli->check.net;
 	req->relay = cli->launcher ? &launcher_relay : NULL;
+	req->check = &cli->check;
+	req->explain = cli->explain;
 	req->needs_tasks = plan->mode->needs_tasks;
 	req->node_extra = plan->mode->needs_npus ? npu_node_extra : NULL;
 	req->ports.lo = req->ports.hi = 0;
@@ -102,6 +104,21 @@ static bool shim_exchanges(const struct wireup_transport *t, const struct dist_m
 	return t == &wireup_transport_pmix && dist_pmix_shareable(getenv("PMIX_VERSION"));
 }
 
+/* Why --check net cannot run: it gathers every node's result through the
+ * shim's exchange, which this step does not give it. */
+static void no_check_without_exchange(const struct wireup_transport *exchange,
+                                      const struct dist_mode *mode, struct dist_err *why)
+{
+	if (!exchange)
+		dist_err_set(why, "--dist-check=net gathers every node's result through PMIx or "
+		                  "PMI2: launch with --mpi=pmix or --mpi=pmi2");
+	else
+		dist_err_set(why,
+		             "--dist-check=net needs the step's %s, which --dist-mode=%s leaves "
+		             "to the program here; check with a --dist-mode=ddp step first",
+		             exchange->name, mode->name);
+}
+
 /* LOCAL_FAILURE: why this task cannot start, or NULL. */
 static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan,
                                   const char *local_failure, struct dist_world *w,
@@ -125,6 +142,10 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 		         "which only PMIx or PMI2 can carry: launch with --mpi=pmix or "
 		         "--mpi=pmi2",
 		         plan->mode->name);
+		local_failure = bad_request.msg;
+	}
+	if (!local_failure && cli->check.net) {
+		no_check_without_exchange(exchange, plan->mode, &bad_request);
 		local_failure = bad_request.msg;
 	}
 	if (local_failure) {

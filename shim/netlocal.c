@@ -113,3 +113,19 @@ bool netlocal_port_free(uint16_t port, void *unused)
 	(void)unused;
 	return can_bind(AF_INET, port) && can_bind(AF_INET6, port);
 }
+
+int netlocal_listen(uint16_t port)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 128) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

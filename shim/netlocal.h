@@ -20,4 +20,7 @@ int netlocal_resolve(const char *host, uint32_t *addr);
 /* True when nothing on this node listens on (or holds) TCP PORT. */
 bool netlocal_port_free(uint16_t port, void *unused);
 
+/* A non-blocking socket listening on PORT on every address, or -1. */
+int netlocal_listen(uint16_t port);
+
 #endif

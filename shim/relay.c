@@ -18,6 +18,7 @@
 #include "dist_protocol.h"
 #include "dist_slurmenv.h"
 #include "msg.h"
+#include "netlocal.h"
 
 /* How long rank 0 keeps answering peers after the launcher ended. */
 #define LATE_PEER_GRACE_S 30
@@ -97,22 +98,6 @@ static int random_bytes(void *buf, size_t len)
 	return 0;
 }
 
-static int listen_on(uint16_t port)
-{
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-
-	sa.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 128) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 int relay_listen_any(const struct dist_port_range *range, uint16_t first, uint16_t avoid,
                      struct relay_params *p, struct dist_err *err)
 {
@@ -123,7 +108,7 @@ int relay_listen_any(const struct dist_port_range *range, uint16_t first, uint16
 		                    strerror(errno));
 	p->have_key = true;
 	for (unsigned i = 0; i < DIST_PORT_TRIES; i++) {
-		if (port != avoid && (p->listen_fd = listen_on(port)) >= 0) {
+		if (port != avoid && (p->listen_fd = netlocal_listen(port)) >= 0) {
 			p->port = port;
 			return 0;
 		}
@@ -177,7 +162,7 @@ int relay_params_without_exchange(const struct dist_port_range *range, const str
 	p->port = dist_port_first(range, jobid, stepid + 0x4000);
 	if (p->port == w->master_port)
 		p->port = p->port < range->hi ? p->port + 1 : range->lo;
-	if (w->rank == 0 && (p->listen_fd = listen_on(p->port)) < 0)
+	if (w->rank == 0 && (p->listen_fd = netlocal_listen(p->port)) < 0)
 		return dist_err_set(err,
 		                    "port %u for the launcher relay is in use on this node and "
 		                    "without an exchange the tasks cannot agree on another; "

@@ -13,6 +13,7 @@
 #include "dist_world.h"
 
 struct relay_params;
+struct dist_check;
 
 struct wireup_request {
 	struct dist_port_range ports;
@@ -28,6 +29,9 @@ struct wireup_request {
 	 * on a port it found free and publishes it with a fresh key; the others
 	 * read both. Left unset (port 0) without an exchange. */
 	struct relay_params *relay;
+	/* What to prove before the program starts (--check), or NULL. */
+	const struct dist_check *check;
+	bool explain; /* --explain: rank 0 also says what the check proved */
 };
 
 /* How a wire-up ended; anything but WIREUP_OK means the program must not start. */

@@ -61,6 +61,14 @@ void wireup_step_ids(uint32_t *jobid, uint32_t *stepid)
 		*stepid = 0;
 }
 
+void wireup_wait_reset(struct wireup_wait *wait)
+{
+	pthread_mutex_lock(&wait->lock);
+	wait->done = false;
+	wait->status = 0;
+	pthread_mutex_unlock(&wait->lock);
+}
+
 void wireup_wait_done(struct wireup_wait *wait, int status)
 {
 	pthread_mutex_lock(&wait->lock);

@@ -14,6 +14,7 @@
 #include "netlocal.h"
 #include "relay.h"
 #include "wireup.h"
+#include "wireup_check.h"
 #include "wireup_transport.h"
 
 #define KEY_NODE  "slurm-dist.node"
@@ -449,6 +450,8 @@ static void prepare_contribution(const struct wireup_transport *t, const struct 
 	if (mine->msg[0] == '\0' && w->rank == 0 && req->relay)
 		put_relay(t, req, master, mine);
 	if (mine->msg[0] == '\0')
+		wireup_check_listen(t, req, w, req->user_master_addr ? 0 : master, mine);
+	if (mine->msg[0] == '\0')
 		netlocal_addrs(local, mine);
 	if (w->local_rank == 0)
 		put_node_record(t, req, w, local, mine);
@@ -471,20 +474,23 @@ enum wireup_result wireup_exchange(const struct wireup_transport *t,
 		snprintf(mine.msg, sizeof(mine.msg), "%s", local_failure);
 	prepare_contribution(t, req, w, &local, &mine);
 	if (t->commit(err))
-		return WIREUP_FAILED;
-	if (t->fence(req->timeout_s, err))
-		return WIREUP_TIMED_OUT;
-	if (mine.msg[0]) {
+		result = WIREUP_FAILED;
+	else if (t->fence(req->timeout_s, err))
+		result = WIREUP_TIMED_OUT;
+	else if (mine.msg[0]) {
 		*err = mine;
 		/* Only a node's first task tells the others; another task whose
 		 * failure its record does not cover must end the step itself. */
-		if (w->local_rank == 0 || leader_reported_failure(t, req, w))
-			return WIREUP_FAILED;
-		return WIREUP_FAILED_UNSHARED;
-	}
-	result = read_exchange(t, req, w, err);
-	if (result == WIREUP_OK)
+		result = w->local_rank == 0 || leader_reported_failure(t, req, w)
+		                 ? WIREUP_FAILED
+		                 : WIREUP_FAILED_UNSHARED;
+	} else
+		result = read_exchange(t, req, w, err);
+	if (result == WIREUP_OK) {
 		wireup_find_master_ifname(w, &local);
+		result = wireup_check_run(t, req, w, &local, err);
+	}
+	wireup_check_close();
 	return result;
 }
 

@@ -162,7 +162,10 @@ static void *run_fence(void *arg)
 static int pmi2_fence(unsigned timeout_s, struct dist_err *err)
 {
 	pthread_t thread;
-	int rc = pthread_create(&thread, NULL, run_fence, NULL);
+	int rc;
+
+	wireup_wait_reset(&fence_wait);
+	rc = pthread_create(&thread, NULL, run_fence, NULL);
 
 	if (rc != 0)
 		return dist_err_set(err, "cannot start the PMI2 fence's thread: %s", strerror(rc));

@@ -114,6 +114,7 @@ static int pmix_fence(unsigned timeout_s, struct dist_err *err)
 	bool collect = true;
 	pmix_status_t rc;
 
+	wireup_wait_reset(&fence_wait);
 	PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
 	rc = PMIx_Fence_nb(NULL, 0, &info, 1, on_fence_done, NULL);
 	PMIX_INFO_DESTRUCT(&info);

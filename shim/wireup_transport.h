@@ -28,7 +28,9 @@ struct wireup_transport {
 	/* A string for every task to read after the fence, under this task's rank. */
 	int (*put)(const char *key, const char *value, struct dist_err *err);
 	int (*commit)(struct dist_err *err);
-	/* The collecting fence; fails when TIMEOUT_S pass before every task came. */
+	/* The collecting fence; fails when TIMEOUT_S pass before every task came.
+	 * A second fence (after a first that succeeded) publishes what was put
+	 * since. */
 	int (*fence)(unsigned timeout_s, struct dist_err *err);
 	/* The string RANK put under KEY before the fence. */
 	int (*get)(uint32_t rank, const char *key, unsigned timeout_s, char *buf, size_t len,
@@ -46,7 +48,7 @@ extern const struct wireup_transport wireup_transport_pmix;
 extern const struct wireup_transport wireup_transport_pmi2;
 
 /* A fence's outcome, for a wait bounded by the shim (no transport bounds
- * its own): one fence per process, so one static instance each. */
+ * its own): one fence at a time per process, so one static instance each. */
 struct wireup_wait {
 	pthread_mutex_t lock;
 	pthread_cond_t done_cond;
@@ -58,6 +60,8 @@ struct wireup_wait {
 		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0                      \
 	}
 
+/* Makes WAIT ready for the next fence (a step may fence twice: --check net). */
+void wireup_wait_reset(struct wireup_wait *wait);
 /* Records that the fence ended with STATUS. */
 void wireup_wait_done(struct wireup_wait *wait, int status);
 /* Waits until the fence ended (0, its *STATUS) or TIMEOUT_S passed (-1, ERR). */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dist_bind.h"
+#include "dist_check.h"
 #include "dist_mode.h"
 #include "dist_profile.h"
 #include "dist_roles.h"
@@ -19,6 +20,7 @@ static int on_dist_flag(int val, const char *optarg, int remote);
 
 enum { FLAG_LAUNCHER = 1, FLAG_CHIEF, FLAG_EVALUATOR, FLAG_NPU_ISOLATE, FLAG_EXPLAIN };
 static int on_dist_bind(int val, const char *optarg, int remote);
+static int on_dist_check(int val, const char *optarg, int remote);
 
 /* The help text names the modes of dist_mode.c's table (filled at register). */
 static char mode_usage[160];
@@ -89,6 +91,17 @@ static struct spank_option bind_option = {
         1,
         0,
         on_dist_bind,
+};
+
+static struct spank_option check_option = {
+        "dist-check",
+        "CHECK",
+        "With --dist-mode: net[:SECONDS] proves, before the program starts, that every node "
+        "reaches the master's port and the next node from the chosen interface; the step "
+        "fails in seconds naming the nodes that cannot. (slurm-dist)",
+        1,
+        0,
+        on_dist_check,
 };
 
 static struct spank_option explain_option = {
@@ -214,12 +227,28 @@ static int on_dist_bind(int val, const char *optarg, int remote)
 	             remote, validate_bind);
 }
 
+static int validate_check(const char *text, struct dist_err *err)
+{
+	struct dist_check check;
+
+	return dist_check_parse("--dist-check", text, &check, err);
+}
+
+static int on_dist_check(int val, const char *optarg, int remote)
+{
+	bool given;
+
+	(void)val;
+	return store("--dist-check", dist_options.check, sizeof(dist_options.check), &given, optarg,
+	             remote, validate_check);
+}
+
 int dist_options_register(spank_t sp)
 {
 	static struct spank_option *const options[] = {
-	        &mode_option,        &compat_option, &launcher_option,
-	        &ps_option,          &chief_option,  &evaluator_option,
-	        &npu_isolate_option, &bind_option,   &explain_option,
+	        &mode_option,  &compat_option,    &launcher_option,    &ps_option,
+	        &chief_option, &evaluator_option, &npu_isolate_option, &bind_option,
+	        &check_option, &explain_option,
 	};
 	spank_err_t rc = ESPANK_SUCCESS;
 
@@ -258,6 +287,10 @@ int dist_options_validate(struct dist_err *err)
 		return dist_err_set(err, "--dist-npu-isolate needs --dist-mode=ascend");
 	if ((dist_options.bind[0] || dist_options.explain) && !dist_options.mode_given)
 		return dist_err_set(err, "--dist-bind and --dist-explain need --dist-mode");
+	if (dist_options.check[0] && !dist_options.mode_given)
+		return dist_err_set(err, "--dist-check needs --dist-mode (e.g. --dist-mode=ddp)");
+	if (dist_options.check[0] && validate_check(dist_options.check, err))
+		return -1;
 	if (dist_options.bind[0] && validate_bind(dist_options.bind, err))
 		return -1;
 	if (dist_options.ps[0] && validate_ps(dist_options.ps, err))

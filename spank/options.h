@@ -19,6 +19,7 @@ struct dist_options {
 	bool evaluator;   /* --dist-evaluator */
 	bool npu_isolate; /* --dist-npu-isolate */
 	char bind[16];    /* --dist-bind=POLICY, "" when not given */
+	char check[16];   /* --dist-check=CHECK, "" when not given */
 	bool explain;     /* --dist-explain */
 };
 

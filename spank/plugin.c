@@ -136,6 +136,7 @@ static int set_shim_env(spank_t sp)
 	        {DIST_SHIM_ENV_NPU_ISOLATE, dist_options.npu_isolate ? "1" : NULL},
 	        {DIST_SHIM_ENV_BIND, dist_options.bind[0] ? dist_options.bind : NULL},
 	        {DIST_SHIM_ENV_EXPLAIN, dist_options.explain ? "1" : NULL},
+	        {DIST_SHIM_ENV_CHECK, dist_options.check[0] ? dist_options.check : NULL},
 	        {DIST_SHIM_ENV_PORT_RANGE, config.port_range},
 	        {DIST_SHIM_ENV_TIMEOUT, config.timeout[0] ? config.timeout : NULL},
 	};
