@@ -7,14 +7,15 @@
 # BUILD_DIR (default build/) must hold spank/spank_dist.so and shim/dist-shim.
 # Runs exec_hop.sh (no cluster), then brings the local test cluster up with
 # that plugin and shim (contrib/slurm/testcluster.sh up: a running test
-# cluster is restarted, its state wiped), runs srun_step.sh, pmix_floor.sh and
-# rendezvous.sh, and takes the cluster DOWN again however it ends. Needs root
-# (the cluster).
-# About 2.5 minutes on a 2-core machine with the defaults.
+# cluster is restarted, its state wiped), runs srun_step.sh, pmix_floor.sh,
+# rendezvous.sh and check_net.sh, and takes the cluster DOWN again however it
+# ends. Needs root (the cluster).
+# About 3.5 minutes on a 2-core machine with the defaults.
 #
 # Repetitions (see each script): BENCH_REPS (exec hop, 200), BENCH_STEP_REPS
 # (srun steps, 10), BENCH_PMIX_REPS (PMIx floor, 6), BENCH_RDV_REPS (rendezvous,
-# 2); BENCH_QUICK=1 sets them to 50, 3, 2 and 1 for a smoke run (about 1 min).
+# 2), BENCH_CHECK_REPS (--dist-check=net, 10); BENCH_QUICK=1 sets them to 50,
+# 3, 2, 1 and 3 for a smoke run (about 1.5 min).
 # BENCH_RESULTS=FILE keeps the raw rows.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -27,7 +28,7 @@ if [ ! -f "$PLUGIN" ] || [ ! -x "$SHIM_BUILD" ]; then
 fi
 [ "$(id -u)" -eq 0 ] || bench_die "the test cluster needs root"
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-	export BENCH_REPS=${BENCH_REPS:-50} BENCH_STEP_REPS=${BENCH_STEP_REPS:-3}
+	export BENCH_REPS=${BENCH_REPS:-50} BENCH_STEP_REPS=${BENCH_STEP_REPS:-3} BENCH_CHECK_REPS=${BENCH_CHECK_REPS:-3}
 	export BENCH_STEP_DIAG_REPS=${BENCH_STEP_DIAG_REPS:-2} BENCH_RDV_REPS=${BENCH_RDV_REPS:-1}
 	export BENCH_PMIX_REPS=${BENCH_PMIX_REPS:-2}
 fi
@@ -66,6 +67,8 @@ echo
 "$BENCH_DIR/pmix_floor.sh"
 echo
 "$BENCH_DIR/rendezvous.sh"
+echo
+"$BENCH_DIR/check_net.sh"
 echo
 
 echo "== summary: ratio = wrapped / bare (rendezvous: per-task / torchrun), medians, same run"
