@@ -301,7 +301,7 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 	const char *local_failure = failure_rc ? failure->msg : NULL;
 	enum wireup_result result;
 
-	arm_watchdog(cli->timeout_s);
+	arm_watchdog(cli->timeout_s + (cli->check.net ? cli->check.timeout_s : 0));
 	if (!local_failure && open_step_dir(cli, plan, &dir, &dir_err)) {
 		local_failure = dir_err.msg;
 		failure_rc = EXIT_WIREUP;

@@ -235,7 +235,8 @@ enum wireup_result wireup_check_run(const struct wireup_transport *t,
 		if (t->put(KEY_RESULT, result, err))
 			return WIREUP_FAILED_UNSHARED;
 	}
-	if (t->commit(err) || t->fence(req->timeout_s, err))
+	/* Nodes arrive as their connections end: within the check's bound. */
+	if (t->commit(err) || t->fence(req->timeout_s + req->check->timeout_s, err))
 		return WIREUP_TIMED_OUT;
 	wireup_check_close(); /* every node has tried its paths */
 	failed = count_failures(t, req, w, err);
