@@ -27,6 +27,16 @@ run_srun ok --mpi=$XMPI --dist-mode=ddp --dist-check=net --dist-explain -N3 --nt
 assert_ddp_ok "$WORK/ok.out" 6
 assert_count "$WORK/ok.err" "network check: 3 nodes reached the master 10.77.0.1:" 1
 
+# Given to sbatch, the check reaches the job's srun steps.
+cat >job.sh <<JOB
+#!/bin/bash
+#SBATCH --dist-mode=ddp --dist-check=net --dist-explain -N 3 --ntasks-per-node=1
+srun --mpi=$XMPI true
+JOB
+run_sbatch "$WORK/job.out" job.sh
+[ "$JOB_STATE" = COMPLETED ] || { cat "$WORK/job.out" >&2; fail "the checked job ended $JOB_STATE"; }
+assert_count "$WORK/job.out" "network check: 3 nodes reached the master" 1
+
 # tcn2 drops every TCP packet it sends to the training ports.
 nsenter --net="$(ns tcn2)" nft -f - <<NFT
 table inet distcheck {
