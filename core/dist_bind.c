@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_slurmenv.h"
+
 int dist_bind_policy_parse(const char *option, const char *text, enum dist_bind_policy *policy,
                            struct dist_err *err)
 {
@@ -176,5 +178,66 @@ int dist_cpu_list_format(const uint32_t *cpus, size_t n, char *buf, size_t len)
 		used += (size_t)k;
 		i = j + 1;
 	}
+	return 0;
+}
+
+char *dist_cpu_list_alloc(const uint32_t *cpus, size_t n)
+{
+	/* Each entry at most "4294967295-4294967295,". */
+	size_t len = n * 22 + 1;
+	char *buf = malloc(len);
+
+	if (buf && dist_cpu_list_format(cpus, n, buf, len)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* One "A" or "A-B" of a list; *P moves past it. */
+static int parse_cpu_range(const char **p, uint32_t *lo, uint32_t *hi)
+{
+	char *end;
+
+	if (dist_parse_u32_prefix(*p, lo, &end))
+		return -1;
+	*hi = *lo;
+	if (*end == '-' && (dist_parse_u32_prefix(end + 1, hi, &end) || *hi < *lo))
+		return -1;
+	*p = end;
+	return 0;
+}
+
+int dist_cpu_list_parse(const char *text, uint32_t **cpus, size_t *n, struct dist_err *err)
+{
+	const char *p = text;
+	size_t count = 0, cap = 0;
+	uint32_t *list = NULL, lo, hi;
+	bool ok = p && *p;
+
+	while (ok && *p) {
+		ok = parse_cpu_range(&p, &lo, &hi) == 0 && (count == 0 || lo > list[count - 1]) &&
+		     (*p == '\0' || (*p == ',' && p[1] != '\0')) && hi - lo <= 65535;
+		for (uint64_t c = lo; ok && c <= hi; c++) {
+			if (count == cap) {
+				uint32_t *grown =
+				        realloc(list, (cap = cap ? 2 * cap : 64) * sizeof(*list));
+
+				if (!grown) {
+					free(list);
+					return dist_err_set(err, "out of memory");
+				}
+				list = grown;
+			}
+			list[count++] = (uint32_t)c;
+		}
+		p += ok && *p == ',';
+	}
+	if (!ok) {
+		free(list);
+		return dist_err_set(err, "malformed CPU list '%.40s'", text ? text : "");
+	}
+	*cpus = list;
+	*n = count;
 	return 0;
 }

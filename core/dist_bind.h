@@ -57,5 +57,9 @@ void dist_bind_plan_free(struct dist_bind_plan *plan);
 
 /* "0-3,8,10-11": compact CPU list, as taskset and Slurm print them. */
 int dist_cpu_list_format(const uint32_t *cpus, size_t n, char *buf, size_t len);
+/* The same in a string just long enough (malloc'd), or NULL without memory. */
+char *dist_cpu_list_alloc(const uint32_t *cpus, size_t n);
+/* Parses such a list ("0-3,8"): ascending, no repeats (malloc'd *CPUS). */
+int dist_cpu_list_parse(const char *text, uint32_t **cpus, size_t *n, struct dist_err *err);
 
 #endif

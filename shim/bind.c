@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bind_plan.h"
 #include "dist_bind.h"
 #include "rdma.h"
 #include "topo.h"
@@ -75,38 +76,35 @@ int bind_explain_node(const char *topology, const char *gpus, uint32_t tasks, st
 	return rc;
 }
 
-/* NCCL_IB_HCA (and over RoCE NCCL_IB_GID_INDEX) for the plan's NIC, when
- * libibverbs shows its port up; a NIC hwloc sees but libibverbs cannot open
- * is named as it is, without a GID. */
-static int export_nic_vars(const struct dist_bind_plan *plan, struct dist_err *err)
+/* NCCL_IB_HCA (and over RoCE NCCL_IB_GID_INDEX) for the plan's NIC, unless
+ * ibverbs shows its port down; a NIC hwloc sees but ibverbs cannot open is
+ * named as it is, without a GID. */
+static int export_nic_vars(const struct dist_bind_plan *plan, const struct bind_nic *nic,
+                           struct dist_err *err)
 {
-	struct dist_err ignored;
-	bool active = true;
-	int gid = -1;
 	char text[64];
 
-	if (!plan->nic[0])
-		return 0;
-	if (rdma_inspect(plan->nic, &active, &gid, &ignored) == 0 && !active)
-		return 0; /* its port is down: NCCL would fail over it */
+	if (!plan->nic[0] || !nic->active)
+		return 0; /* no NIC, or its port is down: NCCL would fail over it */
 	/* NCCL matches HCA names by prefix unless the name starts with '='. */
 	snprintf(text, sizeof(text), "=%s", plan->nic);
 	if (setenv("NCCL_IB_HCA", text, 0) != 0)
 		return dist_err_set(err, "cannot set NCCL_IB_HCA");
-	snprintf(text, sizeof(text), "%d", gid);
-	if (gid >= 0 && setenv("NCCL_IB_GID_INDEX", text, 0) != 0)
+	snprintf(text, sizeof(text), "%d", nic->gid);
+	if (nic->gid >= 0 && setenv("NCCL_IB_GID_INDEX", text, 0) != 0)
 		return dist_err_set(err, "cannot set NCCL_IB_GID_INDEX");
 	return 0;
 }
 
-static int export_binding_vars(const struct dist_bind_plan *plan, struct dist_err *err)
+static int export_binding_vars(const struct dist_bind_plan *plan, const struct bind_nic *nic,
+                               struct dist_err *err)
 {
 	char text[64];
 
 	snprintf(text, sizeof(text), "%zu", plan->ncpus);
 	if (setenv("OMP_NUM_THREADS", text, 0) != 0)
 		return dist_err_set(err, "cannot set OMP_NUM_THREADS");
-	return export_nic_vars(plan, err);
+	return export_nic_vars(plan, nic, err);
 }
 
 /* The variables a person checks first, as the task will see them. */
@@ -137,31 +135,57 @@ static void explain_task(const struct dist_world *w, const char *gpus,
 	print_key_variables();
 }
 
-/* Waiting longer for the node's first task to share its topology would cost
- * more than discovering it again. */
+/* Waiting longer for the node's first task to share its plan or topology
+ * would cost more than discovering the topology again. */
 #define TOPOLOGY_WAIT_S 10
 
-int bind_task(const struct dist_world *w, const struct stepdir *share, bool explain,
-              struct dist_err *err)
+/* Plans this task from the topology (hwloc); the node's first task also
+ * shares the plan of every task of the node (SHARE, when open). */
+static int plan_from_topology(const struct dist_world *w, const struct stepdir *share,
+                              const char *gpus, struct dist_bind_plan *plan, struct bind_nic *nic,
+                              struct dist_err *err)
 {
-	const char *gpus = getenv("CUDA_VISIBLE_DEVICES");
-	struct dist_bind_plan plan = {.cpus = NULL};
 	struct topo_view view;
 	struct dist_bind_input in;
+	struct dist_err ignored;
 	int rc;
 
 	if (share ? topo_read_shared(share, w->local_rank == 0, TOPOLOGY_WAIT_S, gpus, &view, err)
 	          : topo_read(NULL, gpus, &view, err))
 		return -1;
 	in = input_of(&view, w->local_size);
-	rc = dist_bind_plan_for(&in, w->local_rank, &plan, err);
+	if (share && w->local_rank == 0)
+		bind_plan_share(share, &in, gpus, &ignored);
+	rc = dist_bind_plan_for(&in, w->local_rank, plan, err);
 	if (rc == 0)
-		rc = topo_bind(plan.cpus, plan.ncpus, err);
+		rc = topo_bind(plan->cpus, plan->ncpus, err);
 	if (rc == 0)
-		rc = export_binding_vars(&plan, err);
+		*nic = bind_nic_inspect(plan);
+	free_view(&view);
+	return rc;
+}
+
+int bind_task(const struct dist_world *w, const struct stepdir *share, bool explain,
+              struct dist_err *err)
+{
+	const char *gpus = getenv("CUDA_VISIBLE_DEVICES");
+	struct dist_bind_plan plan = {.cpus = NULL};
+	struct bind_nic nic = {.active = true, .gid = -1};
+	int rc = 1;
+
+	/* Every task but the node's first: its line of the node's plan. */
+	if (share && w->local_rank != 0)
+		rc = bind_plan_take(share, w->local_rank, gpus, TOPOLOGY_WAIT_S, &plan, &nic, err);
+	if (rc == 0)
+		rc = bind_plan_apply_cpus(plan.cpus, plan.ncpus, err);
+	else {
+		dist_bind_plan_free(&plan);
+		rc = plan_from_topology(w, share, gpus, &plan, &nic, err);
+	}
+	if (rc == 0)
+		rc = export_binding_vars(&plan, &nic, err);
 	if (rc == 0 && explain)
 		explain_task(w, gpus, &plan);
 	dist_bind_plan_free(&plan);
-	free_view(&view);
 	return rc;
 }

@@ -169,3 +169,35 @@ int stepdir_wait(const struct stepdir *dir, const char *name, unsigned timeout_s
 	}
 	return 0;
 }
+
+int stepdir_read(const struct stepdir *dir, const char *name, char **content, struct dist_err *err)
+{
+	int fd = openat(dir->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	size_t used = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n = 0;
+
+	while (fd >= 0 && buf && (n = read(fd, buf + used, cap - used - 1)) > 0) {
+		char *grown;
+
+		used += (size_t)n;
+		if (cap - used > 1)
+			continue;
+		grown = realloc(buf, cap *= 2);
+		if (!grown)
+			break;
+		buf = grown;
+	}
+	if (fd < 0 || !buf || n != 0) {
+		int saved = errno;
+
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return dist_err_set(err, "cannot read %s/%s: %s", dir->path, name, strerror(saved));
+	}
+	close(fd);
+	buf[used] = '\0';
+	*content = buf;
+	return 0;
+}

@@ -27,6 +27,9 @@ int stepdir_open(uint32_t jobid, uint32_t stepid, struct stepdir *dir, struct di
 int stepdir_write(const struct stepdir *dir, const char *name, const char *content,
                   struct dist_err *err);
 
+/* Reads NAME whole (malloc'd, NUL-terminated), never through a symlink. */
+int stepdir_read(const struct stepdir *dir, const char *name, char **content, struct dist_err *err);
+
 /* Waits until NAME exists, at most TIMEOUT_S seconds. */
 int stepdir_wait(const struct stepdir *dir, const char *name, unsigned timeout_s,
                  struct dist_err *err);

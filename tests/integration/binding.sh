@@ -28,6 +28,19 @@ run_srun shared --dist-mode=ddp -N2 --ntasks-per-node=2 bash -c \
 [ "$RC" -eq 0 ] || { cat "$WORK/shared.err" >&2; fail "srun exited $RC"; }
 assert_count "$WORK/shared.out" '^shared$' 4
 
+# One plan a node: the first task plans every task of the node and shares it;
+# the others take their line (the same CPUs as the explain lines above).
+run_srun plan --mpi=$XMPI --dist-mode=ddp -N2 --ntasks-per-node=2 --gpus-per-node=2 bash -c \
+	'd=$(echo ${TMPDIR:-/tmp}/slurm-dist.job$SLURM_JOB_ID.step$SLURM_STEP_ID.*); echo "$(hostname) $SLURM_LOCALID cpus=$(taskset -cp $$ | sed "s/.*: //")"; [ "$SLURM_LOCALID" = 0 ] && sed "s/^/$(hostname) plan: /" "$d/bind-plan"; true'
+[ "$RC" -eq 0 ] || { cat "$WORK/plan.err" >&2; fail "srun exited $RC"; }
+for n in tcn1 tcn2; do
+	assert_count "$WORK/plan.out" "^$n plan: slurm-dist bind plan 1$" 1
+	assert_count "$WORK/plan.out" "^$n plan: gpus 0,1$" 1
+	assert_count "$WORK/plan.out" "^$n plan: 0 0 0 - 1 -1$" 1
+	assert_count "$WORK/plan.out" "^$n plan: 1 1 1 - 1 -1$" 1
+	assert_count "$WORK/plan.out" "^$n 1 cpus=1$" 1
+done
+
 # --gpus-per-task: Slurm isolates one GPU per task; the tasks of a node differ.
 run_srun per_task --dist-mode=ddp -N1 --ntasks-per-node=2 --gpus-per-task=1 bash -c "$show"
 [ "$RC" -eq 0 ] || { cat "$WORK/per_task.err" >&2; fail "srun exited $RC"; }

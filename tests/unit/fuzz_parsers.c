@@ -263,6 +263,16 @@ static void fuzz_others(const char *in)
 		if (count <= 64 && dist_gpu_indexes_parse(in, gpus, count) == 0)
 			check(count == dist_count_list_items(in), "gpu list count", in);
 	}
+	{
+		uint32_t *cpus;
+
+		/* The node's binding plan: a parsed list is ascending. */
+		if (dist_cpu_list_parse(in, &cpus, &n, &err) == 0) {
+			for (size_t i = 1; i < n; i++)
+				check(cpus[i] > cpus[i - 1], "cpu list ascending", in);
+			free(cpus);
+		}
+	}
 	dist_npu_ids(in, 4, ids, &err);
 	dist_hccn_lookup(in, ids, 4, npus, &err);
 	dist_config_parse(1, argv, "/usr/bin/dist-shim", &cfg, &err);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -372,6 +373,46 @@ static void test_task_bound_keeps_all_its_cpus(void **state)
 	expect_plan(&in, 1, -1, (const uint32_t[]){4, 5, 6, 7}, 4, "");
 }
 
+/* The node's plan carries CPU lists: what the format writes, the parse
+ * reads back, and anything else is refused. */
+static void test_cpu_list_round_trip(void **state)
+{
+	static const uint32_t cpus[] = {0, 1, 2, 3, 8, 10, 11, 4000};
+	uint32_t *back = NULL;
+	size_t n = 0;
+	struct dist_err err = {{0}};
+	char *text = dist_cpu_list_alloc(cpus, 8);
+
+	(void)state;
+	assert_non_null(text);
+	assert_string_equal(text, "0-3,8,10-11,4000");
+	assert_int_equal(dist_cpu_list_parse(text, &back, &n, &err), 0);
+	assert_int_equal(n, 8);
+	assert_memory_equal(back, cpus, sizeof(cpus));
+	free(back);
+	free(text);
+	assert_int_equal(dist_cpu_list_parse("7", &back, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(back[0], 7);
+	free(back);
+}
+
+static void test_cpu_list_parse_refuses(void **state)
+{
+	static const char *const bad[] = {"",   "-",   "1-",  "3-1", "1,,2", "1,",
+	                                  ",1", "2,1", "1,1", "a",   "1 2",  "0-4294967295"};
+	uint32_t *cpus = NULL;
+	size_t n = 0;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (dist_cpu_list_parse(bad[i], &cpus, &n, &err) != -1)
+			fail_msg("'%s' was accepted", bad[i]);
+	assert_int_equal(dist_cpu_list_parse(NULL, &cpus, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "malformed CPU list"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +439,8 @@ int main(void)
 	        cmocka_unit_test(test_format_empty_and_single),
 	        cmocka_unit_test(test_format_ranges),
 	        cmocka_unit_test(test_format_too_small),
+	        cmocka_unit_test(test_cpu_list_round_trip),
+	        cmocka_unit_test(test_cpu_list_parse_refuses),
 	};
 
 	return cmocka_run_group_tests_name("dist_bind", tests, NULL, NULL);
