@@ -133,6 +133,9 @@ static void check_plugin(struct doctor *d)
 		       "this cluster runs Slurm %s, this build is for %s: install "
 		       "the slurm-dist built for %s",
 		       d->slurm->version, DIST_SLURM_RELEASE, d->slurm->version);
+	else
+		report(d, OK, "slurm", "slurmctld runs Slurm %s, the release this build is for",
+		       d->slurm->version);
 	if (!conf) {
 		report(d, FAIL, "plugin", "Slurm names no PlugStackConfig");
 		return;
@@ -318,8 +321,8 @@ static void check_devices(struct doctor *d)
 		       "not active",
 		       gpus, count, down);
 	else
-		report(d, OK, "devices", "hwloc sees %u GPUs; ibverbs %d HCAs, all active", gpus,
-		       count);
+		report(d, OK, "devices", "hwloc sees %u GPUs; ibverbs %d HCAs%s", gpus, count,
+		       count ? ", port 1 active on each" : "");
 }
 
 /* Mode ascend needs every NPU's address in hccn.conf (docs/ascend.md). */

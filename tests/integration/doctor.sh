@@ -16,6 +16,7 @@ assert_count "$WORK/good.out" ': FAIL ' 0
 for ((k = 1; k <= TC_NODES; k++)); do
 	n=tcn$k
 	assert_contains "$WORK/good.out" "doctor: $n: all OK"
+	assert_contains "$WORK/good.out" "doctor: $n: OK   slurm: slurmctld runs Slurm $(slurm_release)."
 	assert_contains "$WORK/good.out" "doctor: $n: OK   plugin: $PLUGIN, slurm-dist $(project_version), built for Slurm $(slurm_release)."
 	assert_contains "$WORK/good.out" "doctor: $n: OK   shim: $SHIM is executable"
 	assert_contains "$WORK/good.out" "doctor: $n: OK   ports: port_range 24000-24999 is outside"
