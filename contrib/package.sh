@@ -25,9 +25,33 @@ mkdir -p "$out" "$work/slurm-dist-$version"
 tar -C "$src" --exclude=./build --exclude='./build-*' --exclude=./.git --exclude=./packages \
 	-cf - . | tar -C "$work/slurm-dist-$version" -xf -
 
+# debian/control's Build-Depends, each installed (debhelper-compat is debhelper's).
+check_build_depends() {
+	local pkg missing=
+	for pkg in $(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$src/debian/control" | sed '$d' |
+		sed 's/^Build-Depends://; s/([^)]*)//g; s/|[^,]*//g' | tr ',' '\n'); do
+		[ "$pkg" = debhelper-compat ] && pkg=debhelper
+		dpkg-query -W -f '${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || missing="$missing $pkg"
+	done
+	[ -z "$missing" ] || {
+		echo "package.sh: missing build dependencies:$missing" >&2
+		exit 1
+	}
+}
+
 if [ "$kind" = deb ]; then
+	check=
+	# dpkg-buildpackage also wants the build-essential package itself, which a
+	# machine with gcc, make and libc6-dev may lack (the test root file
+	# systems of contrib/release): then Build-Depends are checked here.
+	if ! dpkg-query -W -f '${Status}' build-essential 2>/dev/null | grep -q 'ok installed'; then
+		check_build_depends
+		echo "package.sh: build-essential is not installed; Build-Depends checked, building with -d" >&2
+		check=-d
+	fi
+	# shellcheck disable=SC2086 # check is empty or one word
 	(cd "$work/slurm-dist-$version" &&
-		DEB_BUILD_OPTIONS="parallel=$(nproc) ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -b -us -uc)
+		DEB_BUILD_OPTIONS="parallel=$(nproc) ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -b -us -uc $check)
 	cp "$work"/*.deb "$out"/
 else
 	nodeps=

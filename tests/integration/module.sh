@@ -53,11 +53,13 @@ login_shell() {
 		timeout 300 bash -l -c "$1" >"$WORK/$name.out" 2>"$WORK/$name.err" || RC=$?
 }
 
-# PATH, MANPATH and the module's own variables; Lmod writes an unchanged
-# MANPATH back with one more trailing ':' (an empty element either way,
-# man's default path), so runs of ':' count as one.
+# PATH, MANPATH and the module's own variables. Lmod writes an unchanged
+# MANPATH back with one more trailing ':' and Environment Modules leaves an
+# empty one where there was none: an empty element, an empty and an unset
+# MANPATH all mean man's default path, so runs of ':' count as one and an
+# empty MANPATH as none.
 # shellcheck disable=SC2016 # expanded in the login shell
-snapshot='env | grep -E "^(PATH|MANPATH|SLURM_DIST_[A-Z_]*)=" | sed -E "s/:+/:/g; s/:$//" | sort'
+snapshot='env | grep -E "^(PATH|MANPATH|SLURM_DIST_[A-Z_]*)=" | sed -E "s/:+/:/g; s/:$//" | grep -v "^MANPATH=$" | sort'
 
 # shellcheck disable=SC2016
 check_module() {
@@ -82,6 +84,9 @@ check_module() {
 	[ "$RC" -eq 0 ] || { cat "$WORK/$name.out" "$WORK/$name.err" >&2; fail "$name: the login shell exited $RC"; }
 	assert_contains "$WORK/$name.out" "shim=$root/bin/dist-shim"
 	assert_contains "$WORK/$name.out" "MANPATH=$root/share/man"
+	# ... and man's default path with it (an empty element).
+	grep '^MANPATH=' "$WORK/$name.out" | grep -Eq '(^MANPATH=:|::|:$)' ||
+		fail "$name: the loaded MANPATH lost man's default path"
 	assert_contains "$WORK/$name.out" "root=$root"
 	assert_contains "$WORK/$name.out" "slurm-dist $version, built for Slurm $(slurm_release)."
 	diff "$WORK/$name.before" "$WORK/$name.after" >&2 || fail "$name: module unload left the environment changed"
