@@ -21,6 +21,7 @@
 #include "doctor_plugstack.h"
 #include "netlocal.h"
 #include "rdma.h"
+#include "slurm_compat.h"
 
 #define PORT_RANGE_SYSCTL "/proc/sys/net/ipv4/ip_local_port_range"
 #define HCCN_CONF_DEFAULT "/etc/hccn.conf"
@@ -397,7 +398,7 @@ int doctor_run(const char *port_range)
 	check_interface(&d);
 	check_devices(&d);
 	check_npus(&d);
-	slurm_free_ctl_conf(d.slurm);
+	dist_free_ctl_conf(d.slurm);
 	if (d.failed)
 		printf("dist-shim: doctor: %s: %u problem%s\n", d.host, d.failed,
 		       d.failed == 1 ? "" : "s");
