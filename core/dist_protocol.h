@@ -24,6 +24,11 @@
  * to its tasks only (a SLURM_ name: srun keeps those under --export=NONE). */
 #define DIST_SHIM_ENV_RELAY_KEY "SLURM_DIST_RELAY_KEY"
 
+/* Precedes the plugin's version line (DIST_VERSION_LINE) in its file, where
+ * dist-shim --doctor looks for it: the shim cannot dlopen the plugin, which
+ * binds at load time to functions only Slurm's programs have. */
+#define DIST_BUILD_MARKER "slurm-dist build: "
+
 /* Every one of them, for the shim to clear. */
 #define DIST_SHIM_ENV_ALL                                                                          \
 	{                                                                                          \

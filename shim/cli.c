@@ -39,8 +39,10 @@ void cli_usage(void)
 	       "                           [--gpus LIST] [--tasks N]\n"
 	       "  -p, --port-range LO-HI   where MASTER_PORT is chosen (default %s)\n"
 	       "  -t, --timeout SECONDS    bound on waiting for the other tasks (default %d)\n"
+	       "      --doctor             check this node's Slurm, plugin and network for\n"
+	       "                           slurm-dist (one line each); non-zero if wrong\n"
 	       "  -h, --help               this text\n"
-	       "  -V, --version            version\n"
+	       "  -V, --version            version, and the Slurm release built for\n"
 	       "\n"
 	       "Variables you export yourself (MASTER_PORT, GLOO_SOCKET_IFNAME...) are kept.\n"
 	       "See dist-shim(1).\n",
@@ -116,6 +118,7 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 	        {"tasks", required_argument, NULL, 'N'},
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
+	        {"doctor", no_argument, NULL, 'D'},
 	        {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -183,6 +186,9 @@ static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err
 			return 0;
 		case 'V':
 			cli->action = CLI_VERSION;
+			return 0;
+		case 'D':
+			cli->action = CLI_DOCTOR;
 			return 0;
 		default:
 			return dist_err_set(

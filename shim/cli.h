@@ -13,7 +13,7 @@
 
 #define SHIM_TIMEOUT_DEFAULT 120
 
-enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION, CLI_EXPLAIN_NODE };
+enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION, CLI_EXPLAIN_NODE, CLI_DOCTOR };
 
 struct cli {
 	enum cli_action action;

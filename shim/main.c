@@ -12,6 +12,7 @@
 #include "dist_launch.h"
 #include "dist_mode.h"
 #include "dist_profile.h"
+#include "doctor.h"
 #include "launch.h"
 #include "msg.h"
 #include "npu_local.h"
@@ -430,9 +431,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (cli.action == CLI_VERSION) {
-		printf("dist-shim %s\n", DIST_VERSION);
+		printf("dist-shim: %s\n", DIST_VERSION_LINE);
 		return 0;
 	}
+	if (cli.action == CLI_DOCTOR)
+		return doctor_run(cli.port_range);
 	if (cli.action == CLI_EXPLAIN_NODE) {
 		if (bind_explain_node(cli.topology,
 		                      cli.gpus ? cli.gpus : getenv("CUDA_VISIBLE_DEVICES"),

@@ -13,4 +13,12 @@ typedef hostlist_t *dist_hostlist;
 typedef hostlist_t dist_hostlist;
 #endif
 
+/* slurm_load_ctl_conf's result is freed by slurm_free_conf from 26.05 on,
+ * slurm_free_ctl_conf before. */
+#ifdef DIST_HAVE_SLURM_FREE_CONF
+#define dist_free_ctl_conf slurm_free_conf
+#else
+#define dist_free_ctl_conf slurm_free_ctl_conf
+#endif
+
 #endif

@@ -23,7 +23,7 @@ static int on_dist_bind(int val, const char *optarg, int remote);
 static int on_dist_check(int val, const char *optarg, int remote);
 
 /* The help text names the modes of dist_mode.c's table (filled at register). */
-static char mode_usage[160];
+static char mode_usage[256];
 
 static struct spank_option mode_option = {
         "dist-mode", "MODE", mode_usage, 1, 0, on_dist_mode,
@@ -254,7 +254,7 @@ int dist_options_register(spank_t sp)
 
 	snprintf(mode_usage, sizeof(mode_usage),
 	         "Set up each task for distributed training: %s. none turns it off for one "
-	         "step. (slurm-dist)",
+	         "step. (" DIST_VERSION_LINE ")",
 	         dist_mode_choices());
 	for (size_t i = 0; rc == ESPANK_SUCCESS && i < sizeof(options) / sizeof(options[0]); i++)
 		rc = spank_option_register(sp, options[i]);

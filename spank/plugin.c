@@ -31,6 +31,9 @@ int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
 
 static struct dist_config config;
 
+/* The version this file carries for dist-shim --doctor (dist_protocol.h). */
+__attribute__((used)) static const char build_line[] = DIST_BUILD_MARKER DIST_VERSION_LINE;
+
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	struct dist_err err;
@@ -45,9 +48,11 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		slurm_error("dist: %s; fix plugstack.conf", err.msg);
 		return -1;
 	}
-	/* slurmd itself has no options to offer. */
-	if (spank_context() == S_CTX_SLURMD)
+	/* slurmd itself has no options to offer; its log says which build it loaded. */
+	if (spank_context() == S_CTX_SLURMD) {
+		slurm_info("dist: %s loaded", build_line + sizeof(DIST_BUILD_MARKER) - 1);
 		return 0;
+	}
 	return dist_options_register(sp);
 }
 

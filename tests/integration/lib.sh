@@ -185,3 +185,25 @@ expected_ifname() {
 	*) echo "?" ;;
 	esac
 }
+
+# The project's version (CMakeLists.txt) and this Slurm's release (22.05).
+project_version() {
+	sed -n 's/^project(slurm-dist VERSION \([0-9.]*\).*/\1/p' "$SRC_DIR/CMakeLists.txt"
+}
+slurm_release() {
+	sinfo -V | awk '{print $2}' | cut -d. -f1,2
+}
+
+# Restarts every node's slurmd (after a change to what plugstack.conf
+# loads) and waits, bounded, until all are idle.
+restart_all_slurmd() {
+	local k deadline=$((SECONDS + 90))
+	for ((k = 1; k <= TC_NODES; k++)); do
+		"$SRC_DIR/contrib/slurm/testcluster.sh" restart-slurmd "$k" >/dev/null 2>&1 ||
+			fail "slurmd of tcn$k did not start again"
+	done
+	until [ "$(sinfo -h -N -o '%T' | sort -u)" = idle ]; do
+		[ $SECONDS -lt $deadline ] || fail "nodes not idle 90 s after restarting slurmd: $(sinfo -h -N -o '%N %T' | tr '\n' ' ')"
+		sleep 1
+	done
+}

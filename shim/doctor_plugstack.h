@@ -1,0 +1,23 @@
+/* The spank_dist line of this node's plugstack.conf, for dist-shim --doctor:
+ * found by reading the file (and the files its include lines name) as
+ * slurmstepd would. */
+#ifndef SHIM_DOCTOR_PLUGSTACK_H
+#define SHIM_DOCTOR_PLUGSTACK_H
+
+#include "dist_err.h"
+
+struct plugstack_line {
+	char *file;  /* the plugstack file that holds the line */
+	char *path;  /* the plugin as Slurm resolves it (PluginDir for a bare name) */
+	char **args; /* its key=value arguments */
+	int nargs;
+};
+
+/* Looks for spank_dist.so in CONF and what it includes. Returns 1 and fills
+ * LINE, 0 when no line loads it, -1 with ERR set when CONF cannot be read.
+ * PLUGINDIR is Slurm's PluginDir (colon-separated), for a relative path. */
+int plugstack_find(const char *conf, const char *plugindir, struct plugstack_line *line,
+                   struct dist_err *err);
+void plugstack_line_free(struct plugstack_line *line);
+
+#endif
