@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_buf.h"
 #include "dist_mode.h"
 #include "dist_npu.h"
 
@@ -53,18 +54,10 @@ static json_t *device_entry(const struct dist_npu *npu, uint32_t rank)
 	                 rank_id);
 }
 
-/* A text file ends with a newline; json_dumps' output does not. */
-static char *append_newline(char *text)
+/* json_dump_callback's sink: appends to a dist_buf. */
+static int append_json(const char *text, size_t len, void *buf)
 {
-	size_t len = strlen(text);
-	char *longer = realloc(text, len + 2);
-
-	if (!longer) {
-		free(text);
-		return NULL;
-	}
-	memcpy(longer + len, "\n", 2);
-	return longer;
+	return dist_buf_appendn(buf, text, len);
 }
 
 /* Rank table v1.0: every value a string, servers in node order, each
@@ -72,9 +65,9 @@ static char *append_newline(char *text)
 static char *build_rank_table(const struct dist_world *w, const struct npu_table *tables)
 {
 	json_t *servers = json_array(), *table;
+	struct dist_buf text = DIST_BUF_INIT;
 	char count[16];
 	uint32_t offset = 0;
-	char *text;
 
 	for (uint32_t k = 0; servers && k < w->nnodes; k++) {
 		json_t *devices = json_array();
@@ -91,9 +84,12 @@ static char *build_rank_table(const struct dist_world *w, const struct npu_table
 	                  "completed", "server_list", servers);
 	if (!table)
 		return NULL;
-	text = json_dumps(table, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	/* A text file ends with a newline; JSON's text does not. */
+	if (json_dump_callback(table, append_json, &text, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
+		text.failed = true;
+	dist_buf_append(&text, "\n");
 	json_decref(table);
-	return text ? append_newline(text) : NULL;
+	return dist_buf_take(&text);
 }
 
 static int ascend_build_files(const struct dist_world *w, struct dist_files *files,
