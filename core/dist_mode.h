@@ -5,6 +5,7 @@
 #define DIST_MODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "dist_env.h"
 #include "dist_err.h"
@@ -70,6 +71,10 @@ enum dist_mode_status {
 };
 
 enum dist_mode_status dist_mode_lookup(const char *name, const struct dist_mode **mode);
+
+/* The implemented modes in table order, NULL after the last: for tools and
+ * tests that must cover every mode (a new mode is covered by adding it). */
+const struct dist_mode *dist_mode_at(size_t index);
 
 /* Checks a --dist-mode value; on error ERR says what is valid. */
 int dist_mode_validate(const char *name, struct dist_err *err);
