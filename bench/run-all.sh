@@ -4,8 +4,8 @@
 #
 #   bench/run-all.sh [BUILD_DIR]
 #
-# BUILD_DIR (default build/) must hold spank/spank_dist.so and shim/dist-shim.
-# Runs exec_hop.sh (no cluster), then brings the local test cluster up with
+# BUILD_DIR (default build/) must hold spank/spank_dist.so, shim/dist-shim and
+# tools/dist-scale. Runs exec_hop.sh and scale.sh (no cluster), then brings the local test cluster up with
 # that plugin and shim (contrib/slurm/testcluster.sh up: a running test
 # cluster is restarted, its state wiped), runs srun_step.sh, pmix_floor.sh,
 # rendezvous.sh and check_net.sh, and takes the cluster DOWN again however it
@@ -55,6 +55,8 @@ echo "== build: $BUILD"
 echo
 
 "$BENCH_DIR/exec_hop.sh" "$SHIM_BUILD"
+echo
+"$BENCH_DIR/scale.sh" "$BUILD"
 echo
 
 echo "== bringing the test cluster up with $PLUGIN"
