@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "dist_profile.h"
+#include "many_nodes.h"
 
 #define INVALID_MSG(list)                                                                          \
 	"invalid --dist-compat '" list                                                             \
@@ -428,27 +429,17 @@ static void test_render_unknown_source(void **state)
  * well past the 4 KiB that once cut them off ("node list too long"). */
 static void test_render_long_lists(void **state)
 {
-	static struct dist_node many[250];
 	struct dist_world w = world_8x2();
 	struct dist_buf buf = DIST_BUF_INIT;
 	struct dist_err err = {{0}};
-	size_t commas = 0;
 
 	(void)state;
-	for (uint32_t i = 0; i < 250; i++) {
-		snprintf(many[i].addr, sizeof(many[i].addr), "192.168.%u.%u", 100 + i / 100,
-		         100 + i % 100);
-		many[i].ntasks = 8;
-		many[i].gpus = 8;
-	}
-	w.nodes = many;
-	w.nnodes = 250;
+	w.nodes = many_nodes(8);
+	w.nnodes = MANY_NODES;
 	w.node_rank = 249;
 	assert_int_equal(dist_source_render(SRC_NODE_SLOT_LIST, &w, &buf, &err), 0);
 	assert_true(buf.len > 4096);
-	for (const char *c = dist_buf_str(&buf); *c; c++)
-		commas += *c == ',';
-	assert_int_equal(commas, 249);
+	assert_int_equal(count_char(dist_buf_str(&buf), ','), MANY_NODES - 1);
 	assert_non_null(strstr(dist_buf_str(&buf), "192.168.102.149:8"));
 	/* The buffer is emptied before each rendering. */
 	assert_int_equal(dist_source_render(SRC_NODE_ADDR, &w, &buf, &err), 0);

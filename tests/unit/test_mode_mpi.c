@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "dist_mode.h"
+#include "many_nodes.h"
 
 static const struct dist_node nodes[] = {
         {.addr = "10.77.0.1", .ntasks = 2, .gpus = 0, .prefix = 24},
@@ -103,22 +104,14 @@ static void test_single_rank_and_launcher_run(void **state)
  * too long"; every list and file now holds every node. */
 static void test_250_nodes(void **state)
 {
-	static struct dist_node many[250];
 	struct dist_world w = world(DIST_OMPI_UNKNOWN, true);
 	struct dist_files files = {.count = 0};
 	struct dist_err err = {{0}};
 	struct dist_env env;
-	size_t lines = 0, commas = 0;
 
 	(void)state;
-	for (uint32_t i = 0; i < 250; i++) {
-		snprintf(many[i].addr, sizeof(many[i].addr), "192.168.%u.%u", 100 + i / 100,
-		         100 + i % 100);
-		many[i].ntasks = 8;
-		many[i].prefix = 16;
-	}
-	w.nodes = many;
-	w.nnodes = 250;
+	w.nodes = many_nodes(8);
+	w.nnodes = MANY_NODES;
 	w.size = 2000;
 	w.rank = 1003;
 	w.node_rank = 125;
@@ -126,17 +119,13 @@ static void test_250_nodes(void **state)
 	w.local_size = 8;
 	dist_env_init(&env);
 	assert_int_equal(dist_mode_mpi.build_env(&w, &env, &err), 0);
-	for (const char *c = dist_env_get(&env, "NODE_IP_SLOT_LIST"); *c; c++)
-		commas += *c == ',';
-	assert_int_equal(commas, 249);
+	assert_int_equal(count_char(dist_env_get(&env, "NODE_IP_SLOT_LIST"), ','), MANY_NODES - 1);
 	assert_non_null(strstr(dist_env_get(&env, "VC_WORKER_HOSTS"), ",192.168.101.150"));
 	assert_string_equal(dist_env_get(&env, "OMPI_MCA_btl_tcp_if_include"), "192.168.0.0/16");
 	dist_env_free(&env);
 	assert_int_equal(dist_mode_mpi.build_files(&w, &files, &err), 0);
 	assert_int_equal(files.count, 2);
-	for (const char *c = files.f[0].content; *c; c++)
-		lines += *c == '\n';
-	assert_int_equal(lines, 250);
+	assert_int_equal(count_char(files.f[0].content, '\n'), MANY_NODES);
 	assert_non_null(strstr(files.f[1].content, "192.168.102.149:8\n"));
 	dist_files_free(&files);
 }
