@@ -11,6 +11,8 @@
 #include "dist_err.h"
 #include "dist_world.h"
 
+/* Files one mode writes: a fixed set per mode (mpi 2, ascend 1), not
+ * something that grows with the job; each file's content is heap text. */
 #define DIST_FILES_MAX 4
 
 /* A file a mode wants in the step's private directory on every node. */
