@@ -10,7 +10,8 @@
 # cluster is restarted, its state wiped), runs srun_step.sh, pmix_floor.sh,
 # rendezvous.sh and check_net.sh, and takes the cluster DOWN again however it
 # ends. Needs root (the cluster).
-# About 3.5 minutes on a 2-core machine with the defaults.
+# About 3.5 minutes on a 2-core machine with the defaults, plus about 2 for
+# the scale simulation (scale.sh: BENCH_SCALE_NODES, BENCH_SCALE_REPS).
 #
 # Repetitions (see each script): BENCH_REPS (exec hop, 200), BENCH_STEP_REPS
 # (srun steps, 10), BENCH_PMIX_REPS (PMIx floor, 6), BENCH_RDV_REPS (rendezvous,
