@@ -50,6 +50,11 @@ fail:
 	return -1;
 }
 
+int dist_buf_reserve(struct dist_buf *b, size_t extra)
+{
+	return reserve(b, extra);
+}
+
 int dist_buf_appendn(struct dist_buf *b, const char *text, size_t len)
 {
 	if (reserve(b, len))

@@ -28,6 +28,10 @@ void dist_buf_free(struct dist_buf *b);
 /* Empties B, keeping its memory (and clearing a failure). */
 void dist_buf_reset(struct dist_buf *b);
 
+/* Makes room for EXTRA more bytes at once, where the final size is known
+ * roughly in advance (saves the copies of growing a large text). */
+int dist_buf_reserve(struct dist_buf *b, size_t extra);
+
 int dist_buf_append(struct dist_buf *b, const char *text);
 int dist_buf_appendn(struct dist_buf *b, const char *text, size_t len);
 int dist_buf_appendf(struct dist_buf *b, const char *fmt, ...)

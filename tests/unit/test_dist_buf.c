@@ -75,6 +75,22 @@ static void test_reset_keeps_memory(void **state)
 	dist_buf_free(&b);
 }
 
+/* After a reserve, appends up to it do not move the text. */
+static void test_reserve(void **state)
+{
+	struct dist_buf b = DIST_BUF_INIT;
+	char *data;
+
+	(void)state;
+	assert_int_equal(dist_buf_reserve(&b, 10000), 0);
+	data = b.data;
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(dist_buf_append(&b, "0123456789"), 0);
+	assert_ptr_equal(b.data, data);
+	assert_int_equal(b.len, 10000);
+	dist_buf_free(&b);
+}
+
 /* A failure is sticky and take then gives NULL. */
 static void test_failed_is_sticky(void **state)
 {
@@ -93,11 +109,9 @@ static void test_failed_is_sticky(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_empty),
-	        cmocka_unit_test(test_appends_grow),
-	        cmocka_unit_test(test_long_format),
-	        cmocka_unit_test(test_reset_keeps_memory),
-	        cmocka_unit_test(test_failed_is_sticky),
+	        cmocka_unit_test(test_empty),       cmocka_unit_test(test_appends_grow),
+	        cmocka_unit_test(test_long_format), cmocka_unit_test(test_reset_keeps_memory),
+	        cmocka_unit_test(test_reserve),     cmocka_unit_test(test_failed_is_sticky),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
