@@ -4,13 +4,14 @@
 #
 #   bench/run-all.sh [BUILD_DIR]
 #
-# BUILD_DIR (default build/) must hold spank/spank_dist.so and shim/dist-shim.
-# Runs exec_hop.sh (no cluster), then brings the local test cluster up with
+# BUILD_DIR (default build/) must hold spank/spank_dist.so, shim/dist-shim and
+# tools/dist-scale. Runs exec_hop.sh and scale.sh (no cluster), then brings the local test cluster up with
 # that plugin and shim (contrib/slurm/testcluster.sh up: a running test
 # cluster is restarted, its state wiped), runs srun_step.sh, pmix_floor.sh,
 # rendezvous.sh and check_net.sh, and takes the cluster DOWN again however it
 # ends. Needs root (the cluster).
-# About 3.5 minutes on a 2-core machine with the defaults.
+# About 3.5 minutes on a 2-core machine with the defaults, plus about 2 for
+# the scale simulation (scale.sh: BENCH_SCALE_NODES, BENCH_SCALE_REPS).
 #
 # Repetitions (see each script): BENCH_REPS (exec hop, 200), BENCH_STEP_REPS
 # (srun steps, 10), BENCH_PMIX_REPS (PMIx floor, 6), BENCH_RDV_REPS (rendezvous,
@@ -55,6 +56,8 @@ echo "== build: $BUILD"
 echo
 
 "$BENCH_DIR/exec_hop.sh" "$SHIM_BUILD"
+echo
+"$BENCH_DIR/scale.sh" "$BUILD"
 echo
 
 echo "== bringing the test cluster up with $PLUGIN"

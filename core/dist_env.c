@@ -1,5 +1,7 @@
 #include "dist_env.h"
 
+#include "dist_buf.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,7 +10,9 @@
 
 void dist_env_init(struct dist_env *env)
 {
+	env->vars = NULL;
 	env->count = 0;
+	env->cap = 0;
 }
 
 void dist_env_free(struct dist_env *env)
@@ -17,7 +21,8 @@ void dist_env_free(struct dist_env *env)
 		free(env->vars[i].name);
 		free(env->vars[i].value);
 	}
-	env->count = 0;
+	free(env->vars);
+	dist_env_init(env);
 }
 
 static struct dist_env_var *find_var(const struct dist_env *env, const char *name)
@@ -28,47 +33,56 @@ static struct dist_env_var *find_var(const struct dist_env *env, const char *nam
 	return NULL;
 }
 
-int dist_env_set(struct dist_env *env, const char *name, const char *value, struct dist_err *err)
+/* Sets NAME to VALUE (malloc'd, taken over, freed on error). */
+static int set_owned(struct dist_env *env, const char *name, char *value, struct dist_err *err)
 {
 	struct dist_env_var *var = find_var(env, name);
-	char *copy = strdup(value);
 
-	if (!copy)
+	if (!value)
 		return dist_err_set(err, "out of memory");
 	if (var) {
 		free(var->value);
-		var->value = copy;
+		var->value = value;
 		return 0;
 	}
-	if (env->count == DIST_ENV_MAX) {
-		free(copy);
-		return dist_err_set(err, "too many variables (limit %d)", DIST_ENV_MAX);
+	if (env->count == env->cap) {
+		size_t cap = env->cap ? 2 * env->cap : 32;
+		struct dist_env_var *vars = realloc(env->vars, cap * sizeof(*vars));
+
+		if (!vars) {
+			free(value);
+			return dist_err_set(err, "out of memory");
+		}
+		env->vars = vars;
+		env->cap = cap;
 	}
 	var = &env->vars[env->count];
 	var->name = strdup(name);
 	if (!var->name) {
-		free(copy);
+		free(value);
 		return dist_err_set(err, "out of memory");
 	}
-	var->value = copy;
+	var->value = value;
 	var->replace = false;
 	env->count++;
 	return 0;
 }
 
+int dist_env_set(struct dist_env *env, const char *name, const char *value, struct dist_err *err)
+{
+	return set_owned(env, name, strdup(value), err);
+}
+
 int dist_env_setf(struct dist_env *env, struct dist_err *err, const char *name, const char *fmt,
                   ...)
 {
-	char value[4096];
+	struct dist_buf value = DIST_BUF_INIT;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(value, sizeof(value), fmt, ap);
+	dist_buf_vappendf(&value, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(value))
-		return dist_err_set(err, "value of %s is too long", name);
-	return dist_env_set(env, name, value, err);
+	return set_owned(env, name, dist_buf_take(&value), err);
 }
 
 int dist_env_replace(struct dist_env *env, const char *name, const char *value,
@@ -117,5 +131,6 @@ static int compare_names(const void *a, const void *b)
 
 void dist_env_sort(struct dist_env *env)
 {
-	qsort(env->vars, env->count, sizeof(env->vars[0]), compare_names);
+	if (env->count > 1)
+		qsort(env->vars, env->count, sizeof(env->vars[0]), compare_names);
 }

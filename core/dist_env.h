@@ -8,17 +8,17 @@
 
 #include "dist_err.h"
 
-#define DIST_ENV_MAX 64
-
 struct dist_env_var {
 	char *name;
 	char *value;
 	bool replace; /* set even over the user's value (an explicit opt-in asked for it) */
 };
 
+/* As many variables as the mode and the profiles set: no fixed cap. */
 struct dist_env {
-	struct dist_env_var vars[DIST_ENV_MAX];
+	struct dist_env_var *vars;
 	size_t count;
+	size_t cap;
 };
 
 void dist_env_init(struct dist_env *env);

@@ -36,6 +36,11 @@ enum dist_mode_status dist_mode_lookup(const char *name, const struct dist_mode 
 	return DIST_MODE_UNKNOWN;
 }
 
+const struct dist_mode *dist_mode_at(size_t index)
+{
+	return index < COUNT(modes) ? modes[index] : NULL;
+}
+
 bool dist_pmix_shareable(const char *server_version)
 {
 	char *end;

@@ -5,11 +5,14 @@
 #define DIST_MODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "dist_env.h"
 #include "dist_err.h"
 #include "dist_world.h"
 
+/* Files one mode writes: a fixed set per mode (mpi 2, ascend 1), not
+ * something that grows with the job; each file's content is heap text. */
 #define DIST_FILES_MAX 4
 
 /* A file a mode wants in the step's private directory on every node. */
@@ -70,6 +73,10 @@ enum dist_mode_status {
 };
 
 enum dist_mode_status dist_mode_lookup(const char *name, const struct dist_mode **mode);
+
+/* The implemented modes in table order, NULL after the last: for tools and
+ * tests that must cover every mode (a new mode is covered by adding it). */
+const struct dist_mode *dist_mode_at(size_t index);
 
 /* Checks a --dist-mode value; on error ERR says what is valid. */
 int dist_mode_validate(const char *name, struct dist_err *err);

@@ -9,6 +9,8 @@
 #include "dist_err.h"
 #include "dist_world.h"
 
+/* IPv4 addresses of one node's interfaces that are considered: bounded by
+ * one node, not by the job (dist_addr_list_add ignores any beyond). */
 #define DIST_ADDRS_MAX 32
 
 struct dist_ifaddr {

@@ -10,6 +10,8 @@
 #include "dist_err.h"
 #include "dist_world.h"
 
+/* NPUs of one server (8 on Atlas 800 training servers, 16 at most):
+ * bounded by a node's hardware, not by the job. */
 #define DIST_NPUS_MAX 16
 
 struct dist_npu {

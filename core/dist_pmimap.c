@@ -125,27 +125,13 @@ int dist_pmi_mapping_parse(const char *text, uint32_t size, uint32_t *node_of, u
 	return rc;
 }
 
-/* Appends ",(S,N,P)" to BUF at *USED. */
-static int put_block(const struct block *b, char *buf, size_t len, size_t *used,
-                     struct dist_err *err)
-{
-	int n = snprintf(buf + *used, len - *used, ",(%u,%u,%u)", b->start, b->nodes, b->per_node);
-
-	if (n < 0 || (size_t)n >= len - *used)
-		return dist_err_set(err, "PMI_process_mapping longer than %zu bytes", len);
-	*used += (size_t)n;
-	return 0;
-}
-
-int dist_pmi_mapping_format(const uint32_t *node_of, uint32_t size, char *buf, size_t len,
+int dist_pmi_mapping_format(const uint32_t *node_of, uint32_t size, struct dist_buf *out,
                             struct dist_err *err)
 {
 	struct block cur = {0, 0, 0};
-	size_t used = strlen(VECTOR_PREFIX);
 
-	if (len < used + 2)
-		return dist_err_set(err, "PMI_process_mapping longer than %zu bytes", len);
-	memcpy(buf, VECTOR_PREFIX, used + 1);
+	dist_buf_reset(out);
+	dist_buf_append(out, VECTOR_PREFIX);
 	for (uint32_t r = 0; r < size;) {
 		uint32_t node = node_of[r], run = 0;
 
@@ -157,14 +143,13 @@ int dist_pmi_mapping_format(const uint32_t *node_of, uint32_t size, char *buf, s
 			cur.nodes++;
 			continue;
 		}
-		if (cur.nodes && put_block(&cur, buf, len, &used, err))
-			return -1;
+		if (cur.nodes)
+			dist_buf_appendf(out, ",(%u,%u,%u)", cur.start, cur.nodes, cur.per_node);
 		cur = (struct block){node, 1, run};
 	}
-	if (cur.nodes && put_block(&cur, buf, len, &used, err))
-		return -1;
-	if (used + 2 > len)
-		return dist_err_set(err, "PMI_process_mapping longer than %zu bytes", len);
-	memcpy(buf + used, ")", 2);
+	if (cur.nodes)
+		dist_buf_appendf(out, ",(%u,%u,%u)", cur.start, cur.nodes, cur.per_node);
+	if (dist_buf_append(out, ")"))
+		return dist_err_set(err, "out of memory");
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dist_buf.h"
 #include "dist_err.h"
 
 /* Parses "(vector,(S,N,P),...)": each block gives each of the nodes S to
@@ -16,9 +17,9 @@
 int dist_pmi_mapping_parse(const char *text, uint32_t size, uint32_t *node_of, uint32_t *nnodes,
                            struct dist_err *err);
 
-/* Writes NODE_OF (SIZE ranks) in that form, runs of nodes with as many
+/* Writes NODE_OF (SIZE ranks) in that form into OUT (emptied first), runs of nodes with as many
  * consecutive ranks each merged into one block. */
-int dist_pmi_mapping_format(const uint32_t *node_of, uint32_t size, char *buf, size_t len,
+int dist_pmi_mapping_format(const uint32_t *node_of, uint32_t size, struct dist_buf *out,
                             struct dist_err *err);
 
 #endif

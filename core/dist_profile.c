@@ -1,5 +1,7 @@
 #include "dist_profile.h"
 
+#include "dist_buf.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +87,10 @@ static const struct dist_profile profiles[] = {
          "ddp,mpi"},
         {"mindspore", "MindSpore", mindspore_vars, COUNT(mindspore_vars), NULL, 0, "ps"},
 };
+
+/* A --dist-compat list names each platform at most once, so it never holds
+ * more than the table's entries: DIST_PROFILES_MAX is bounded by design. */
+_Static_assert(COUNT(profiles) <= DIST_PROFILES_MAX, "raise DIST_PROFILES_MAX");
 
 const struct dist_profile *dist_profile_table(size_t *count)
 {
@@ -235,25 +241,17 @@ bool dist_profile_needs_nodes(const struct dist_profile *profile)
 	return false;
 }
 
-/* Appends "addr[:N]" for every node, comma-separated; N from COUNT_OF. */
-static int render_node_list(const struct dist_world *w,
-                            uint32_t (*count_of)(const struct dist_node *), char *buf, size_t len,
-                            struct dist_err *err)
+/* "addr[:N],..." for every node; N from COUNT_OF. */
+static void render_node_list(const struct dist_world *w,
+                             uint32_t (*count_of)(const struct dist_node *), struct dist_buf *out)
 {
-	size_t used = 0;
-
-	buf[0] = '\0';
 	for (uint32_t i = 0; i < w->nnodes; i++) {
-		int n = count_of ? snprintf(buf + used, len - used, "%s%s:%u", i ? "," : "",
-		                            w->nodes[i].addr, count_of(&w->nodes[i]))
-		                 : snprintf(buf + used, len - used, "%s%s", i ? "," : "",
-		                            w->nodes[i].addr);
-
-		if (n < 0 || (size_t)n >= len - used)
-			return dist_err_set(err, "node list too long for %u nodes", w->nnodes);
-		used += (size_t)n;
+		if (i)
+			dist_buf_append(out, ",");
+		dist_buf_append(out, w->nodes[i].addr);
+		if (count_of)
+			dist_buf_appendf(out, ":%u", count_of(&w->nodes[i]));
 	}
-	return 0;
 }
 
 static uint32_t gpus_of(const struct dist_node *node)
@@ -275,57 +273,51 @@ static uint32_t total_gpus(const struct dist_world *w)
 	return total;
 }
 
-static int render_u32(uint32_t v, char *buf, size_t len)
-{
-	return snprintf(buf, len, "%u", v) < 0 ? -1 : 0;
-}
-
-static int render_from_node_table(enum dist_source source, const struct dist_world *w, char *buf,
-                                  size_t len, struct dist_err *err)
+static int render_from_node_table(enum dist_source source, const struct dist_world *w,
+                                  struct dist_buf *out, struct dist_err *err)
 {
 	if (!w->nodes)
 		return dist_err_set(err, "the node table was not gathered for this profile");
 	switch (source) {
 	case SRC_NODE_ADDR:
-		snprintf(buf, len, "%s", w->nodes[w->node_rank].addr);
+		dist_buf_append(out, w->nodes[w->node_rank].addr);
 		return 0;
 	case SRC_GPUS_PER_NODE:
-		return render_u32(w->nodes[w->node_rank].gpus, buf, len);
+		dist_buf_appendf(out, "%u", w->nodes[w->node_rank].gpus);
+		return 0;
 	case SRC_GPUS_TOTAL:
-		return render_u32(total_gpus(w), buf, len);
+		dist_buf_appendf(out, "%u", total_gpus(w));
+		return 0;
 	case SRC_HOST_LIST:
-		return render_node_list(w, NULL, buf, len, err);
+		render_node_list(w, NULL, out);
+		return 0;
 	case SRC_NODE_GPU_LIST:
-		return render_node_list(w, gpus_of, buf, len, err);
+		render_node_list(w, gpus_of, out);
+		return 0;
 	case SRC_NODE_SLOT_LIST:
-		return render_node_list(w, dist_node_slots, buf, len, err);
+		render_node_list(w, dist_node_slots, out);
+		return 0;
 	default:
 		return dist_err_set(err, "unknown value source %d", (int)source);
 	}
 }
 
 /* "addr:port,..." of every task in ROLE, in rank order. */
-static int render_role_hosts(const struct dist_world *w, enum dist_role role, char *buf, size_t len,
-                             struct dist_err *err)
+static void render_role_hosts(const struct dist_world *w, enum dist_role role, struct dist_buf *out)
 {
-	size_t used = 0;
+	bool first = true;
 
-	buf[0] = '\0';
 	for (uint32_t rank = 0; rank < w->size; rank++) {
 		enum dist_role r;
 		uint32_t index;
-		int n;
 
 		dist_role_of(&w->roles, w->size, rank, &r, &index);
 		if (r != role)
 			continue;
-		n = snprintf(buf + used, len - used, "%s%s:%u", used ? "," : "",
-		             w->tasks[rank].addr, w->tasks[rank].port);
-		if (n < 0 || (size_t)n >= len - used)
-			return dist_err_set(err, "host list too long for %u tasks", w->size);
-		used += (size_t)n;
+		dist_buf_appendf(out, "%s%s:%u", first ? "" : ",", w->tasks[rank].addr,
+		                 w->tasks[rank].port);
+		first = false;
 	}
-	return 0;
 }
 
 static uint32_t count_role(const struct dist_world *w, enum dist_role role)
@@ -342,8 +334,8 @@ static uint32_t count_role(const struct dist_world *w, enum dist_role role)
 	return n;
 }
 
-static int render_from_task_table(enum dist_source source, const struct dist_world *w, char *buf,
-                                  size_t len, struct dist_err *err)
+static int render_from_task_table(enum dist_source source, const struct dist_world *w,
+                                  struct dist_buf *out, struct dist_err *err)
 {
 	static const char *const ms_roles[] = {"MS_SCHED", "MS_PSERVER", "MS_WORKER", "MS_WORKER"};
 	enum dist_role role;
@@ -357,110 +349,121 @@ static int render_from_task_table(enum dist_source source, const struct dist_wor
 	dist_role_of(&w->roles, w->size, w->rank, &role, &index);
 	switch (source) {
 	case SRC_TF_ROLE:
-		snprintf(buf, len, "%s", dist_role_name(role));
+		dist_buf_append(out, dist_role_name(role));
 		return 0;
 	case SRC_TF_INDEX:
-		return render_u32(index, buf, len);
+		dist_buf_appendf(out, "%u", index);
+		return 0;
 	case SRC_TF_PS_HOSTS:
-		return render_role_hosts(w, DIST_ROLE_PS, buf, len, err);
+		render_role_hosts(w, DIST_ROLE_PS, out);
+		return 0;
 	case SRC_TF_WORKER_HOSTS:
-		return render_role_hosts(w, DIST_ROLE_WORKER, buf, len, err);
+		render_role_hosts(w, DIST_ROLE_WORKER, out);
+		return 0;
 	case SRC_MS_ROLE:
-		snprintf(buf, len, "%s", ms_roles[role]);
+		dist_buf_append(out, ms_roles[role]);
 		return 0;
 	case SRC_MS_SCHED_HOST:
-		snprintf(buf, len, "%s", w->tasks[0].addr);
+		dist_buf_append(out, w->tasks[0].addr);
 		return 0;
 	case SRC_MS_SCHED_PORT:
-		return render_u32(w->tasks[0].port, buf, len);
+		dist_buf_appendf(out, "%u", w->tasks[0].port);
+		return 0;
 	case SRC_MS_WORKER_NUM:
-		return render_u32(count_role(w, DIST_ROLE_WORKER), buf, len);
+		dist_buf_appendf(out, "%u", count_role(w, DIST_ROLE_WORKER));
+		return 0;
 	case SRC_MS_SERVER_NUM:
-		return render_u32(count_role(w, DIST_ROLE_PS), buf, len);
+		dist_buf_appendf(out, "%u", count_role(w, DIST_ROLE_PS));
+		return 0;
 	default:
 		return dist_err_set(err, "unknown value source %d", (int)source);
 	}
 }
 
-int dist_source_render(enum dist_source source, const struct dist_world *w, char *buf, size_t len,
-                       struct dist_err *err)
+static int render(enum dist_source source, const struct dist_world *w, struct dist_buf *out,
+                  struct dist_err *err)
 {
 	switch (source) {
 	case SRC_RANK:
-		return render_u32(w->rank, buf, len);
+		return dist_buf_appendf(out, "%u", w->rank), 0;
 	case SRC_WORLD_SIZE:
-		return render_u32(w->size, buf, len);
+		return dist_buf_appendf(out, "%u", w->size), 0;
 	case SRC_LOCAL_RANK:
-		return render_u32(w->local_rank, buf, len);
+		return dist_buf_appendf(out, "%u", w->local_rank), 0;
 	case SRC_NODE_RANK:
-		return render_u32(w->node_rank, buf, len);
+		return dist_buf_appendf(out, "%u", w->node_rank), 0;
 	case SRC_NNODES:
-		return render_u32(w->nnodes, buf, len);
+		return dist_buf_appendf(out, "%u", w->nnodes), 0;
 	case SRC_MASTER_ADDR:
-		snprintf(buf, len, "%s", w->master_addr);
-		return 0;
+		return dist_buf_append(out, w->master_addr), 0;
 	case SRC_MASTER_PORT:
-		return render_u32(w->master_port, buf, len);
+		return dist_buf_appendf(out, "%u", w->master_port), 0;
 	case SRC_MASTER_ADDR_PORT:
-		snprintf(buf, len, "%s:%u", w->master_addr, w->master_port);
-		return 0;
+		return dist_buf_appendf(out, "%s:%u", w->master_addr, w->master_port), 0;
 	case SRC_TCP_INIT_METHOD:
-		snprintf(buf, len, "tcp://%s:%u", w->master_addr, w->master_port);
-		return 0;
+		return dist_buf_appendf(out, "tcp://%s:%u", w->master_addr, w->master_port), 0;
 	case SRC_PROCS_PER_NODE:
-		return render_u32(w->local_gpus ? w->local_gpus : 1, buf, len);
+		return dist_buf_appendf(out, "%u", w->local_gpus ? w->local_gpus : 1), 0;
 	default:
 		if (source >= SRC_TF_ROLE && source <= SRC_MS_SERVER_NUM)
-			return render_from_task_table(source, w, buf, len, err);
-		return render_from_node_table(source, w, buf, len, err);
+			return render_from_task_table(source, w, out, err);
+		return render_from_node_table(source, w, out, err);
 	}
 }
 
-/* Which profile set NAME first, for the conflict message. */
-struct setter {
-	const char *name;
-	const struct dist_profile *profile;
-};
-
-static const struct dist_profile *set_by(const struct setter *setters, size_t n, const char *name)
+int dist_source_render(enum dist_source source, const struct dist_world *w, struct dist_buf *out,
+                       struct dist_err *err)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(setters[i].name, name) == 0)
-			return setters[i].profile;
+	dist_buf_reset(out);
+	if (render(source, w, out, err))
+		return -1;
+	if (out->failed)
+		return dist_err_set(err, "out of memory");
+	return 0;
+}
+
+/* The profile before LIST[P] that set NAME (a variable the launcher form
+ * leaves out was not set), or NULL. */
+static const struct dist_profile *set_by(const struct dist_profile *const *list, size_t p,
+                                         const char *name, bool launcher)
+{
+	for (size_t q = 0; q < p; q++)
+		for (size_t i = 0; i < list[q]->nvars; i++)
+			if (strcmp(list[q]->vars[i].name, name) == 0 &&
+			    (!launcher || dist_source_same_for_all(list[q]->vars[i].source)))
+				return list[q];
 	return NULL;
 }
 
 int dist_profiles_build_env(const struct dist_profile *const *list, size_t count,
                             const struct dist_world *w, struct dist_env *env, struct dist_err *err)
 {
-	struct setter setters[DIST_ENV_MAX];
-	size_t nsetters = 0;
-	char value[4096];
+	struct dist_buf value = DIST_BUF_INIT;
+	int rc = 0;
 
-	for (size_t p = 0; p < count; p++) {
-		for (size_t i = 0; i < list[p]->nvars; i++) {
+	for (size_t p = 0; p < count && rc == 0; p++) {
+		for (size_t i = 0; i < list[p]->nvars && rc == 0; i++) {
 			const char *name = list[p]->vars[i].name;
-			const struct dist_profile *earlier = set_by(setters, nsetters, name);
+			const struct dist_profile *earlier = set_by(list, p, name, w->launcher);
 
 			if (w->launcher && !dist_source_same_for_all(list[p]->vars[i].source))
 				continue;
-			if (dist_source_render(list[p]->vars[i].source, w, value, sizeof(value),
-			                       err))
-				return -1;
-			if (earlier && strcmp(dist_env_get(env, name), value) != 0)
-				return dist_err_set(
+			if (dist_source_render(list[p]->vars[i].source, w, &value, err))
+				rc = -1;
+			else if (earlier &&
+			         strcmp(dist_env_get(env, name), dist_buf_str(&value)) != 0)
+				rc = dist_err_set(
 				        err,
 				        "--dist-compat profiles %s and %s give %s different "
 				        "meanings (%s vs %s); use one of them",
 				        earlier->name, list[p]->name, name, dist_env_get(env, name),
-				        value);
-			if (dist_env_set(env, name, value, err))
-				return -1;
-			if (!earlier && nsetters < DIST_ENV_MAX)
-				setters[nsetters++] = (struct setter){name, list[p]};
+				        dist_buf_str(&value));
+			else
+				rc = dist_env_set(env, name, dist_buf_str(&value), err);
 		}
 	}
-	return 0;
+	dist_buf_free(&value);
+	return rc;
 }
 
 void dist_argv_free(char **argv)
@@ -483,8 +486,10 @@ int dist_profiles_build_args(const struct dist_profile *const *list, size_t coun
                              const struct dist_world *w, char ***argv_out, size_t *argc,
                              struct dist_err *err)
 {
+	struct dist_buf value = DIST_BUF_INIT;
 	size_t max = 1;
-	char **argv, value[4096];
+	char **argv;
+	int rc = 0;
 
 	/* A launcher's arguments are not the program's: appended to mpirun's
 	 * command line they would reach every process it starts alike. */
@@ -494,19 +499,22 @@ int dist_profiles_build_args(const struct dist_profile *const *list, size_t coun
 	if (!argv)
 		return dist_err_set(err, "out of memory");
 	*argc = 0;
-	for (size_t p = 0; p < count && !w->launcher; p++) {
-		for (size_t i = 0; i < list[p]->nargs; i++) {
+	for (size_t p = 0; p < count && !w->launcher && rc == 0; p++) {
+		for (size_t i = 0; i < list[p]->nargs && rc == 0; i++) {
 			const struct dist_profile_arg *arg = &list[p]->args[i];
 
 			if (arg->multi_node_only && w->nnodes < 2)
 				continue;
-			if (dist_source_render(arg->source, w, value, sizeof(value), err) ||
+			if (dist_source_render(arg->source, w, &value, err) ||
 			    append_arg(argv, argc, arg->flag, err) ||
-			    append_arg(argv, argc, value, err)) {
-				dist_argv_free(argv);
-				return -1;
-			}
+			    append_arg(argv, argc, dist_buf_str(&value), err))
+				rc = -1;
 		}
+	}
+	dist_buf_free(&value);
+	if (rc) {
+		dist_argv_free(argv);
+		return -1;
 	}
 	*argv_out = argv;
 	return 0;

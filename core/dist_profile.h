@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dist_buf.h"
 #include "dist_env.h"
 #include "dist_err.h"
 #include "dist_world.h"
@@ -63,6 +64,8 @@ struct dist_profile {
 	const char *modes; /* the --dist-mode values it applies to, comma-separated */
 };
 
+/* Profiles in one --dist-compat list: each platform at most once, so bounded
+ * by the table (checked at compile time in dist_profile.c). */
 #define DIST_PROFILES_MAX 8
 
 /* Parses "tione,kubeflow" into PROFILES (known names, no repeats). */
@@ -111,8 +114,8 @@ const struct dist_profile *dist_profile_table(size_t *count);
  * more (one task per node launching a process per GPU). */
 uint32_t dist_node_slots(const struct dist_node *node);
 
-/* Renders SOURCE for W into BUF. */
-int dist_source_render(enum dist_source source, const struct dist_world *w, char *buf, size_t len,
+/* Renders SOURCE for W into OUT (emptied first; as long as the value is). */
+int dist_source_render(enum dist_source source, const struct dist_world *w, struct dist_buf *out,
                        struct dist_err *err);
 
 #endif

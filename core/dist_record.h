@@ -19,7 +19,10 @@
 
 #define DIST_RECORD_OK     "ok "
 #define DIST_RECORD_FAILED "failed "
-#define DIST_RECORD_MAX    2048 /* bytes of a record, with its NUL */
+/* Bytes of one node's record, with its NUL: bounded by one node, not by the
+ * job (its addresses, its NPUs, one port per task of the node: "P,P,..."
+ * fits about 340 tasks a node). */
+#define DIST_RECORD_MAX 2048
 
 struct dist_node_record {
 	bool failed;

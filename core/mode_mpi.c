@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_buf.h"
 #include "dist_mode.h"
 #include "dist_net.h"
 #include "dist_profile.h"
@@ -15,19 +16,15 @@
 #define HOSTFILE_MPICH   "hostfile.mpich"
 
 /* One line per node, "addr slots=N" (Open MPI, DeepSpeed) or "addr:N"
- * (MPICH, Intel MPI); N as dist_node_slots. */
-static char *format_hostfile(const struct dist_world *w, const char *line_format)
+ * (MPICH, Intel MPI); N as dist_node_slots. NULL when out of memory. */
+static char *format_hostfile(const struct dist_world *w, const char *separator)
 {
-	size_t len = (size_t)w->nnodes * (DIST_ADDR_MAX + 24) + 1, used = 0;
-	char *text = malloc(len);
+	struct dist_buf text = DIST_BUF_INIT;
 
-	if (!text)
-		return NULL;
-	text[0] = '\0';
 	for (uint32_t i = 0; i < w->nnodes; i++)
-		used += (size_t)snprintf(text + used, len - used, line_format, w->nodes[i].addr,
-		                         dist_node_slots(&w->nodes[i]));
-	return text;
+		dist_buf_appendf(&text, "%s%s%u\n", w->nodes[i].addr, separator,
+		                 dist_node_slots(&w->nodes[i]));
+	return dist_buf_take(&text);
 }
 
 static int mpi_build_files(const struct dist_world *w, struct dist_files *files,
@@ -35,8 +32,8 @@ static int mpi_build_files(const struct dist_world *w, struct dist_files *files,
 {
 	if (!w->nodes)
 		return dist_err_set(err, "the node table was not gathered for mode mpi");
-	if (dist_files_add(files, HOSTFILE_OPENMPI, format_hostfile(w, "%s slots=%u\n"), err) ||
-	    dist_files_add(files, HOSTFILE_MPICH, format_hostfile(w, "%s:%u\n"), err))
+	if (dist_files_add(files, HOSTFILE_OPENMPI, format_hostfile(w, " slots="), err) ||
+	    dist_files_add(files, HOSTFILE_MPICH, format_hostfile(w, ":"), err))
 		return -1;
 	return 0;
 }
@@ -54,13 +51,15 @@ static int set_platform_vars(const struct dist_world *w, struct dist_env *env, s
 	        {"VC_WORKER_HOSTS", SRC_HOST_LIST}, /* ModelArts */
 	        {"MA_NUM_HOSTS", SRC_NNODES},
 	};
-	char value[4096];
+	struct dist_buf value = DIST_BUF_INIT;
+	int rc = 0;
 
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if (dist_source_render(vars[i].source, w, value, sizeof(value), err) ||
-		    dist_env_set(env, vars[i].name, value, err))
-			return -1;
-	return 0;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]) && rc == 0; i++)
+		if (dist_source_render(vars[i].source, w, &value, err) ||
+		    dist_env_set(env, vars[i].name, dist_buf_str(&value), err))
+			rc = -1;
+	dist_buf_free(&value);
+	return rc;
 }
 
 static int set_hostfile_vars(const struct dist_world *w, struct dist_env *env, struct dist_err *err)

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "dist_profile.h"
+#include "many_nodes.h"
 
 #define INVALID_MSG(list)                                                                          \
 	"invalid --dist-compat '" list                                                             \
@@ -58,12 +59,14 @@ static const struct dist_profile *profile(const char *name)
 /* SOURCE rendered for W; fails the test on an error. */
 static const char *render(enum dist_source source, const struct dist_world *w)
 {
-	static char buf[256];
+	static char text[256];
+	struct dist_buf buf = DIST_BUF_INIT;
 	struct dist_err err = {{0}};
 
-	memset(buf, 'x', sizeof(buf));
-	assert_int_equal(dist_source_render(source, w, buf, sizeof(buf), &err), 0);
-	return buf;
+	assert_int_equal(dist_source_render(source, w, &buf, &err), 0);
+	snprintf(text, sizeof(text), "%s", dist_buf_str(&buf));
+	dist_buf_free(&buf);
+	return text;
 }
 
 /* What ddp would have set before the profiles run. */
@@ -402,10 +405,10 @@ static void test_render_node_table_missing(void **state)
 	w.nodes = NULL;
 	for (size_t i = 0; i < sizeof(table_sources) / sizeof(table_sources[0]); i++) {
 		struct dist_err err = {{0}};
-		char buf[256];
+		struct dist_buf buf = DIST_BUF_INIT;
 
-		assert_int_equal(dist_source_render(table_sources[i], &w, buf, sizeof(buf), &err),
-		                 -1);
+		assert_int_equal(dist_source_render(table_sources[i], &w, &buf, &err), -1);
+		dist_buf_free(&buf);
 		assert_string_equal(err.msg, "the node table was not gathered for this profile");
 	}
 }
@@ -414,35 +417,34 @@ static void test_render_unknown_source(void **state)
 {
 	struct dist_world w = world_8x2();
 	struct dist_err err = {{0}};
-	char buf[64];
+	struct dist_buf buf = DIST_BUF_INIT;
 
 	(void)state;
-	assert_int_equal(dist_source_render((enum dist_source)99, &w, buf, sizeof(buf), &err), -1);
+	assert_int_equal(dist_source_render((enum dist_source)99, &w, &buf, &err), -1);
+	dist_buf_free(&buf);
 	assert_string_equal(err.msg, "unknown value source 99");
 }
 
-static void test_render_list_too_long(void **state)
+/* Node lists are as long as the step needs: 250 nodes of "10.0.X.Y" are
+ * well past the 4 KiB that once cut them off ("node list too long"). */
+static void test_render_long_lists(void **state)
 {
 	struct dist_world w = world_8x2();
+	struct dist_buf buf = DIST_BUF_INIT;
 	struct dist_err err = {{0}};
-	char buf[12]; /* "10.0.0.1" fits, ",10.0.0.2" does not */
 
 	(void)state;
-	assert_int_equal(dist_source_render(SRC_HOST_LIST, &w, buf, sizeof(buf), &err), -1);
-	assert_non_null(strstr(err.msg, "node list too long"));
-	assert_string_equal(err.msg, "node list too long for 2 nodes");
-
-	memset(&err, 0, sizeof(err));
-	assert_int_equal(dist_source_render(SRC_NODE_GPU_LIST, &w, buf, sizeof(buf), &err), -1);
-	assert_string_equal(err.msg, "node list too long for 2 nodes");
-
-	/* Exactly fitting (17 characters and the NUL) is not too long. */
-	char exact[18];
-
-	memset(&err, 0, sizeof(err));
-	assert_int_equal(dist_source_render(SRC_HOST_LIST, &w, exact, sizeof(exact), &err), 0);
-	assert_string_equal(exact, "10.0.0.1,10.0.0.2");
-	assert_int_equal(dist_source_render(SRC_HOST_LIST, &w, exact, sizeof(exact) - 1, &err), -1);
+	w.nodes = many_nodes(8);
+	w.nnodes = MANY_NODES;
+	w.node_rank = 249;
+	assert_int_equal(dist_source_render(SRC_NODE_SLOT_LIST, &w, &buf, &err), 0);
+	assert_true(buf.len > 4096);
+	assert_int_equal(count_char(dist_buf_str(&buf), ','), MANY_NODES - 1);
+	assert_non_null(strstr(dist_buf_str(&buf), "192.168.102.149:8"));
+	/* The buffer is emptied before each rendering. */
+	assert_int_equal(dist_source_render(SRC_NODE_ADDR, &w, &buf, &err), 0);
+	assert_string_equal(dist_buf_str(&buf), "192.168.102.149");
+	dist_buf_free(&buf);
 }
 
 /* ---- dist_profiles_build_env ---- */
@@ -823,7 +825,7 @@ int main(void)
 	        cmocka_unit_test(test_render_single_node),
 	        cmocka_unit_test(test_render_node_table_missing),
 	        cmocka_unit_test(test_render_unknown_source),
-	        cmocka_unit_test(test_render_list_too_long),
+	        cmocka_unit_test(test_render_long_lists),
 	        cmocka_unit_test(test_env_tione_counts_nodes),
 	        cmocka_unit_test(test_env_modelarts),
 	        cmocka_unit_test(test_env_azureml_and_kubeflow),

@@ -4,11 +4,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "dist_mode.h"
+#include "many_nodes.h"
 
 static const struct dist_node nodes[] = {
         {.addr = "10.77.0.1", .ntasks = 2, .gpus = 0, .prefix = 24},
@@ -97,9 +99,41 @@ static void test_single_rank_and_launcher_run(void **state)
 	assert_int_equal(build(&single, &err), 0);
 }
 
+/* 250 nodes x 8 tasks: the node lists (NODE_IP_SLOT_LIST, VC_WORKER_HOSTS)
+ * and the hostfiles outgrow 4 KiB. Such a step once ended with "node list
+ * too long"; every list and file now holds every node. */
+static void test_250_nodes(void **state)
+{
+	struct dist_world w = world(DIST_OMPI_UNKNOWN, true);
+	struct dist_files files = {.count = 0};
+	struct dist_err err = {{0}};
+	struct dist_env env;
+
+	(void)state;
+	w.nodes = many_nodes(8);
+	w.nnodes = MANY_NODES;
+	w.size = 2000;
+	w.rank = 1003;
+	w.node_rank = 125;
+	w.local_rank = 3;
+	w.local_size = 8;
+	dist_env_init(&env);
+	assert_int_equal(dist_mode_mpi.build_env(&w, &env, &err), 0);
+	assert_int_equal(count_char(dist_env_get(&env, "NODE_IP_SLOT_LIST"), ','), MANY_NODES - 1);
+	assert_non_null(strstr(dist_env_get(&env, "VC_WORKER_HOSTS"), ",192.168.101.150"));
+	assert_string_equal(dist_env_get(&env, "OMPI_MCA_btl_tcp_if_include"), "192.168.0.0/16");
+	dist_env_free(&env);
+	assert_int_equal(dist_mode_mpi.build_files(&w, &files, &err), 0);
+	assert_int_equal(files.count, 2);
+	assert_int_equal(count_char(files.f[0].content, '\n'), MANY_NODES);
+	assert_non_null(strstr(files.f[1].content, "192.168.102.149:8\n"));
+	dist_files_free(&files);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_250_nodes),
 	        cmocka_unit_test(test_prrte_without_pmix_is_refused),
 	        cmocka_unit_test(test_prrte_with_pmix_runs),
 	        cmocka_unit_test(test_others_without_pmix_run),
