@@ -114,8 +114,33 @@ void dist_env_unset(struct dist_env *env, const char *name)
 	env->count--;
 }
 
+int dist_exec_string_fits(const char *what, size_t len, struct dist_err *err)
+{
+	if (len < DIST_EXEC_STRING_MAX)
+		return 0;
+	return dist_err_set(err,
+	                    "%s would be %zu bytes, more than the %d Linux lets one variable "
+	                    "or argument carry to a program: this step has too many tasks or "
+	                    "nodes for it (docs/performance.md, \"one exec string\")",
+	                    what, len, DIST_EXEC_STRING_MAX - 1);
+}
+
+/* Checked before any is set: the program must find all of them or the
+ * step must not start. */
+static int check_exec_limits(const struct dist_env *env, struct dist_err *err)
+{
+	for (size_t i = 0; i < env->count; i++)
+		if (dist_exec_string_fits(
+		            env->vars[i].name,
+		            strlen(env->vars[i].name) + 1 + strlen(env->vars[i].value), err))
+			return -1;
+	return 0;
+}
+
 int dist_env_export(const struct dist_env *env, struct dist_err *err)
 {
+	if (check_exec_limits(env, err))
+		return -1;
 	for (size_t i = 0; i < env->count; i++)
 		if (setenv(env->vars[i].name, env->vars[i].value, env->vars[i].replace) != 0)
 			return dist_err_set(err, "cannot set %s: %s", env->vars[i].name,

@@ -45,6 +45,14 @@ const char *dist_env_get(const struct dist_env *env, const char *name);
  * over those set with dist_env_replace. */
 int dist_env_export(const struct dist_env *env, struct dist_err *err);
 
+/* Linux's MAX_ARG_STRLEN: the longest one "NAME=value" or argument execve
+ * passes to a program (32 pages of 4 KiB), NUL included. */
+#define DIST_EXEC_STRING_MAX 131072
+
+/* 0 when a string of LEN bytes (NUL excluded) can reach the program; else
+ * -1 with ERR naming WHAT, its size and what to do. */
+int dist_exec_string_fits(const char *what, size_t len, struct dist_err *err);
+
 /* Sorts by name: stable output for golden files and --explain. */
 void dist_env_sort(struct dist_env *env);
 

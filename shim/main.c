@@ -177,6 +177,9 @@ static int export_contract(struct plan *plan, const struct dist_world *w, struct
 	if (rc == 0)
 		rc = dist_profiles_build_args(plan->profiles, plan->nprofiles, w, &plan->extra_args,
 		                              &plan->nextra, err);
+	for (size_t i = 0; rc == 0 && i < plan->nextra; i++)
+		rc = dist_exec_string_fits("an argument a profile adds",
+		                           strlen(plan->extra_args[i]), err);
 	return rc;
 }
 

@@ -235,10 +235,45 @@ static void test_export_replace_overrides_only_where_asked(void **state)
 	unsetenv("DIST_TEST_REPLACE");
 }
 
+/* A value the program could not be started with is refused before any is
+ * set, naming the variable. */
+static void test_export_refuses_what_exec_cannot_carry(void **state)
+{
+	struct dist_env env;
+	struct dist_err err = {{0}};
+	size_t len = DIST_EXEC_STRING_MAX - sizeof("TF_CONFIG=");
+	char *big = malloc(len + 2);
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'x', len + 1);
+	big[len] = '\0'; /* "TF_CONFIG=" + value is the longest that fits */
+	dist_env_init(&env);
+	unsetenv("DIST_TEST_FIRST");
+	assert_int_equal(dist_env_set(&env, "DIST_TEST_FIRST", "1", &err), 0);
+	assert_int_equal(dist_env_set(&env, "TF_CONFIG", big, &err), 0);
+	assert_int_equal(dist_env_export(&env, &err), 0);
+	dist_env_free(&env);
+	unsetenv("TF_CONFIG");
+	unsetenv("DIST_TEST_FIRST");
+	big[len] = 'x';
+	big[len + 1] = '\0'; /* one byte more */
+	dist_env_init(&env);
+	assert_int_equal(dist_env_set(&env, "DIST_TEST_FIRST", "1", &err), 0);
+	assert_int_equal(dist_env_set(&env, "TF_CONFIG", big, &err), 0);
+	assert_int_equal(dist_env_export(&env, &err), -1);
+	assert_non_null(strstr(err.msg, "TF_CONFIG would be 131072 bytes, more than the 131071"));
+	assert_null(getenv("DIST_TEST_FIRST")); /* nothing set */
+	assert_null(getenv("TF_CONFIG"));
+	dist_env_free(&env);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_export_replace_overrides_only_where_asked),
+	        cmocka_unit_test(test_export_refuses_what_exec_cannot_carry),
 	        T(test_init_is_empty),
 	        T(test_set_and_get),
 	        T(test_set_copies_value),
