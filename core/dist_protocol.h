@@ -29,6 +29,11 @@
  * binds at load time to functions only Slurm's programs have. */
 #define DIST_BUILD_MARKER "slurm-dist build: "
 
+/* The step's node order and addresses, from srun's plugin for tasks
+ * without PMI (core/dist_stepnodes.h; a SLURM_ name: srun keeps those under
+ * --export=NONE). */
+#define DIST_SHIM_ENV_STEP_NODES "SLURM_DIST_STEP_NODES"
+
 /* Every one of them, for the shim to clear. */
 #define DIST_SHIM_ENV_ALL                                                                          \
 	{                                                                                          \

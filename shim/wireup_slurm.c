@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_protocol.h"
 #include "dist_slurmenv.h"
+#include "dist_stepnodes.h"
 #include "msg.h"
 #include "netlocal.h"
 #include "slurm_compat.h"
@@ -29,6 +31,29 @@ static int env_u32(const char *name, uint32_t *value, struct dist_err *err)
 	if (dist_parse_u32(text, value) != 0)
 		return dist_err_set(err, "%s='%s' is not a number", name, text);
 	return 0;
+}
+
+/* What srun's plugin found out for this step (spank/stepnodes.h), when it
+ * did: then no task asks slurmctld for what it holds. */
+static struct dist_stepnodes given;
+static bool have_given;
+
+static void read_given(const struct dist_world *w)
+{
+	const char *text = getenv(DIST_SHIM_ENV_STEP_NODES);
+	struct dist_err ignored;
+	uint32_t job, step;
+
+	have_given = false;
+	if (!text || dist_stepnodes_parse(text, &given, &ignored))
+		return;
+	/* Only this very step's: a value from an enclosing step would mislead. */
+	if (env_u32("SLURM_JOB_ID", &job, &ignored) == 0 &&
+	    env_u32("SLURM_STEP_ID", &step, &ignored) == 0 && given.job == job &&
+	    given.step == step && given.nnodes == w->nnodes)
+		have_given = true;
+	else
+		dist_stepnodes_free(&given);
 }
 
 /* Tasks on each node of the step, in node order (NNODES entries, malloc'd). */
@@ -135,6 +160,11 @@ static int read_node_order(const struct wireup_request *req, struct dist_world *
 		dist_err_set(err, "out of memory");
 		goto out;
 	}
+	if (have_given) {
+		for (uint32_t k = 0; k < w->nnodes; k++)
+			(*order)[k] = given.order ? given.order[k] : k;
+		goto renumber;
+	}
 	/* One node is node 0. With the user's MASTER_ADDR and no node table
 	 * the layout only numbers the nodes: if slurmctld cannot say, Slurm's
 	 * order will do rather than failing the step. */
@@ -161,6 +191,7 @@ static int read_node_order(const struct wireup_request *req, struct dist_world *
 		dist_err_set(err, "slurmctld's layout of the step has a node without tasks");
 		goto out;
 	}
+renumber:
 	for (uint32_t k = 0; k < w->nnodes; k++)
 		if ((*order)[k] == w->node_rank) {
 			w->node_rank = k;
@@ -174,12 +205,28 @@ out:
 	return rc;
 }
 
+/* The NodeAddr ADDR of NODE (NULL: the step's first node) as an IPv4
+ * address. */
+static int resolve_node_addr(const char *node, const char *addr, char *addr_out,
+                             struct dist_err *err)
+{
+	uint32_t ip;
+
+	if (netlocal_resolve(addr, &ip) != 0)
+		return dist_err_set(err,
+		                    "NodeAddr '%s' of %s%s does not resolve to an IPv4 "
+		                    "address; export MASTER_ADDR or launch with --mpi=pmix",
+		                    addr, node ? "node " : "the step's first node",
+		                    node ? node : "");
+	dist_ipv4_format(ip, addr_out);
+	return 0;
+}
+
 /* NODE's NodeAddr in MSG, as an IPv4 address. */
 static int address_of(const node_info_msg_t *msg, const char *node, char *addr_out,
                       struct dist_err *err)
 {
 	const node_info_t *info = NULL;
-	uint32_t addr;
 
 	for (uint32_t i = 0; msg && i < msg->record_count && !info; i++)
 		if (msg->node_array[i].name && strcmp(msg->node_array[i].name, node) == 0)
@@ -190,13 +237,7 @@ static int address_of(const node_info_msg_t *msg, const char *node, char *addr_o
 		        "slurmctld did not describe node %s; export MASTER_ADDR or launch "
 		        "with --mpi=pmix",
 		        node);
-	if (netlocal_resolve(info->node_addr, &addr) != 0)
-		return dist_err_set(err,
-		                    "NodeAddr '%s' of node %s does not resolve to an IPv4 "
-		                    "address; export MASTER_ADDR or launch with --mpi=pmix",
-		                    info->node_addr, node);
-	dist_ipv4_format(addr, addr_out);
-	return 0;
+	return resolve_node_addr(node, info->node_addr, addr_out, err);
 }
 
 /* Asks slurmctld about NODE (NULL: every node) in one RPC. */
@@ -235,7 +276,10 @@ static int fill_node_table(struct dist_world *w, const uint32_t *counts, const u
 	table = calloc(w->nnodes, sizeof(*table));
 	if (!table)
 		return dist_err_set(err, "out of memory");
-	if (load_nodes(NULL, &msg, err))
+	/* srun's plugin gave every node's NodeAddr, in the step's order. */
+	if (have_given && given.naddrs == w->nnodes)
+		msg = NULL;
+	else if (load_nodes(NULL, &msg, err))
 		return -1;
 	hl = slurm_hostlist_create(getenv("SLURM_STEP_NODELIST"));
 	for (uint32_t i = 0; hl && i < w->nnodes; i++) {
@@ -245,7 +289,8 @@ static int fill_node_table(struct dist_world *w, const uint32_t *counts, const u
 
 		while (order[k] != i)
 			k++;
-		bad = !name || address_of(msg, name, table[k].addr, err);
+		bad = !name || (msg ? address_of(msg, name, table[k].addr, err)
+		                    : resolve_node_addr(name, given.addrs[k], table[k].addr, err));
 		free(name);
 		if (bad)
 			goto out;
@@ -309,6 +354,8 @@ static int read_master_addr(const struct wireup_request *req, const uint32_t *or
 		snprintf(w->master_addr, sizeof(w->master_addr), "%s", w->nodes[0].addr);
 		return 0;
 	}
+	if (have_given)
+		return resolve_node_addr(NULL, given.addrs[0], w->master_addr, err);
 	if (nth_node(order[0], node, sizeof(node), err) || load_nodes(node, &msg, err))
 		return -1;
 	rc = address_of(msg, node, w->master_addr, err);
@@ -343,14 +390,21 @@ int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct 
 {
 	struct dist_addr_list local;
 	uint32_t *counts = NULL, *order = NULL;
-	int rc = -1;
+	int rc = read_ranks(w, &counts, err);
 
-	if (read_ranks(w, &counts, err) == 0 && read_node_order(req, w, counts, &order, err) == 0 &&
-	    netlocal_addrs(&local, err) == 0 &&
-	    (!req->needs_nodes || fill_node_table(w, counts, order, &local, err) == 0) &&
-	    read_master_addr(req, order, w, err) == 0 && read_master_port(req, w, err) == 0) {
-		wireup_find_master_ifname(w, &local);
-		rc = 0;
+	if (rc == 0) {
+		read_given(w);
+		rc = -1;
+		if (read_node_order(req, w, counts, &order, err) == 0 &&
+		    netlocal_addrs(&local, err) == 0 &&
+		    (!req->needs_nodes || fill_node_table(w, counts, order, &local, err) == 0) &&
+		    read_master_addr(req, order, w, err) == 0 &&
+		    read_master_port(req, w, err) == 0) {
+			wireup_find_master_ifname(w, &local);
+			rc = 0;
+		}
+		dist_stepnodes_free(&given);
+		have_given = false;
 	}
 	free(order);
 	free(counts);

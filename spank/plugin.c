@@ -14,10 +14,12 @@
 #include "config.h"
 #include "dist_launch.h"
 #include "dist_mode.h"
+#include "dist_profile.h"
 #include "dist_protocol.h"
 #include "dist_relay.h"
 #include "nodedir.h"
 #include "options.h"
+#include "stepnodes.h"
 #include "wrap.h"
 
 SPANK_PLUGIN(dist, 1);
@@ -89,6 +91,49 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	}
 	if (spank_context() == S_CTX_LOCAL)
 		set_relay_key();
+	return 0;
+}
+
+/* Whether the tasks of this srun find their nodes without asking slurmctld:
+ * with PMIx or PMI2 the shim's exchange tells them, unless the mode leaves
+ * the step's PMI to the program (mode mpi). */
+static bool tasks_exchange(const struct dist_mode *mode)
+{
+	const char *mpi = getenv("SLURM_MPI_TYPE");
+
+	return mpi && (strncmp(mpi, "pmix", 4) == 0 || strcmp(mpi, "pmi2") == 0) &&
+	       !mode->program_uses_pmi;
+}
+
+/* Whether the tasks need every node's address (a node table), not only the
+ * master's. */
+static bool tasks_need_nodes(const struct dist_mode *mode)
+{
+	const struct dist_profile *profiles[DIST_PROFILES_MAX];
+	struct dist_err ignored;
+	bool needs = mode->needs_nodes || dist_options.launcher;
+	size_t n = 0;
+
+	if (dist_options.compat_given &&
+	    dist_profiles_parse(dist_options.compat, profiles, &n, &ignored) == 0)
+		for (size_t i = 0; i < n; i++)
+			needs = needs || dist_profile_needs_nodes(profiles[i]);
+	return needs;
+}
+
+/* srun, once the step exists: for tasks without PMI, the step's node order
+ * and addresses from one query, instead of one query per task. */
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+{
+	const struct dist_mode *mode = NULL;
+
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_LOCAL || !dist_options_active() ||
+	    dist_mode_lookup(dist_options.mode, &mode) != DIST_MODE_AVAILABLE || !mode ||
+	    tasks_exchange(mode))
+		return 0;
+	stepnodes_publish(sp, tasks_need_nodes(mode));
 	return 0;
 }
 

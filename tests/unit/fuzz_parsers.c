@@ -28,6 +28,7 @@
 #include "dist_record.h"
 #include "dist_roles.h"
 #include "dist_slurmenv.h"
+#include "dist_stepnodes.h"
 
 #define ROUNDS  200000
 #define MAXLEN  200  /* most inputs */
@@ -261,6 +262,16 @@ static void fuzz_others(const char *in)
 
 		if (count <= 64 && dist_gpu_indexes_parse(in, gpus, count) == 0)
 			check(count == dist_count_list_items(in), "gpu list count", in);
+	}
+	{
+		struct dist_stepnodes nodes;
+
+		/* What srun's plugin hands the tasks (SLURM_DIST_STEP_NODES). */
+		if (dist_stepnodes_parse(in, &nodes, &err) == 0) {
+			check(nodes.naddrs == 1 || nodes.naddrs == nodes.nnodes,
+			      "step node addresses", in);
+			dist_stepnodes_free(&nodes);
+		}
 	}
 	{
 		uint32_t *cpus;

@@ -1,7 +1,8 @@
 /* The few libslurm API differences between the supported releases (22.05,
- * 24.11, 26.05), in one place. CMake probes the headers (slurm_probe.cmake). */
-#ifndef SHIM_SLURM_COMPAT_H
-#define SHIM_SLURM_COMPAT_H
+ * 24.11, 26.05), in one place, for the shim and the plugin. CMake probes the
+ * headers (compat/slurm_probe.cmake). */
+#ifndef DIST_SLURM_COMPAT_H
+#define DIST_SLURM_COMPAT_H
 
 #include <slurm/slurm.h>
 
