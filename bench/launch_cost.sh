@@ -64,7 +64,7 @@ fi
 LIMIT_MIN=$((3 + (REPS + WARMUP) * 7 * 2 * 3 / 60))
 echo "== launch cost: $(nproc) cores, $NODES nodes x 2 and x $WIDE tasks (overcommitted), $REPS interleaved repetitions (+$WARMUP warm-up)"
 OUT=$(BENCH_TOOLS=$BENCH_TOOLS timeout -k 10 $((LIMIT_MIN * 60 + 30)) \
-	salloc -Q -O -t "$LIMIT_MIN" -N"$NODES" --ntasks-per-node="$WIDE" "$0" --inside "$WORK")
+	salloc -Q -t "$LIMIT_MIN" -N"$NODES" --exclusive "$0" --inside "$WORK")
 awk '{ print "  raw: " $0 }' <<<"$OUT"
 for p in 2 "$WIDE"; do
 	if [ "$HAVE_PMIX" = 1 ]; then

@@ -5,18 +5,21 @@
 #   bench/run-all.sh [BUILD_DIR]
 #
 # BUILD_DIR (default build/) must hold spank/spank_dist.so, shim/dist-shim and
-# tools/dist-scale. Runs exec_hop.sh and scale.sh (no cluster), then brings the local test cluster up with
-# that plugin and shim (contrib/slurm/testcluster.sh up: a running test
-# cluster is restarted, its state wiped), runs srun_step.sh, pmix_floor.sh,
+# tools/dist-scale. Runs exec_hop.sh and scale.sh (no cluster), then brings the
+# local test cluster up with that plugin and shim (contrib/slurm/testcluster.sh
+# up: a running test cluster is restarted, its state wiped), runs
+# srun_step.sh, pmix_floor.sh, launch_cost.sh (3 x 2 and 3 x 24 tasks),
 # rendezvous.sh and check_net.sh, and takes the cluster DOWN again however it
 # ends. Needs root (the cluster).
-# About 3.5 minutes on a 2-core machine with the defaults, plus about 2 for
-# the scale simulation (scale.sh: BENCH_SCALE_NODES, BENCH_SCALE_REPS).
+# About 8 minutes on a 2-core machine with the defaults, of which about 2 for
+# the scale simulation (scale.sh: BENCH_SCALE_NODES, BENCH_SCALE_REPS) and 3
+# for launch_cost.sh.
 #
 # Repetitions (see each script): BENCH_REPS (exec hop, 200), BENCH_STEP_REPS
-# (srun steps, 10), BENCH_PMIX_REPS (PMIx floor, 6), BENCH_RDV_REPS (rendezvous,
-# 2), BENCH_CHECK_REPS (--dist-check=net, 10); BENCH_QUICK=1 sets them to 50,
-# 3, 2, 1 and 3 for a smoke run (about 1.5 min).
+# (srun steps, 10), BENCH_PMIX_REPS (PMIx floor, 6), BENCH_COST_REPS (launch
+# cost, 5), BENCH_RDV_REPS (rendezvous, 2), BENCH_CHECK_REPS
+# (--dist-check=net, 10); BENCH_QUICK=1 sets them to 50, 3, 2, 2, 1 and 3 for
+# a smoke run (about 3 min).
 # BENCH_RESULTS=FILE keeps the raw rows.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -31,7 +34,7 @@ fi
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	export BENCH_REPS=${BENCH_REPS:-50} BENCH_STEP_REPS=${BENCH_STEP_REPS:-3} BENCH_CHECK_REPS=${BENCH_CHECK_REPS:-3}
 	export BENCH_STEP_DIAG_REPS=${BENCH_STEP_DIAG_REPS:-2} BENCH_RDV_REPS=${BENCH_RDV_REPS:-1}
-	export BENCH_PMIX_REPS=${BENCH_PMIX_REPS:-2}
+	export BENCH_PMIX_REPS=${BENCH_PMIX_REPS:-2} BENCH_COST_REPS=${BENCH_COST_REPS:-2}
 fi
 TC=$SRC_DIR/contrib/slurm/testcluster.sh
 
@@ -68,6 +71,8 @@ echo
 "$BENCH_DIR/srun_step.sh"
 echo
 "$BENCH_DIR/pmix_floor.sh"
+echo
+"$BENCH_DIR/launch_cost.sh"
 echo
 "$BENCH_DIR/rendezvous.sh"
 echo
