@@ -37,6 +37,8 @@ static const char *const per_task_vars[] = {
         "LOCAL_WORLD_SIZE",
         "NODE_RANK",
         "GROUP_RANK",
+        "ROLE_RANK",
+        "ROLE_WORLD_SIZE",
         "PET_NODE_RANK",
         "GLOO_SOCKET_IFNAME",
         "NCCL_SOCKET_IFNAME",
@@ -47,6 +49,15 @@ static const char *const per_task_vars[] = {
         "DEVICE_ID",
         "ASCEND_DEVICE_ID",
         "ASCEND_RT_VISIBLE_DEVICES",
+        "JAX_LOCAL_DEVICE_IDS",
+        /* They would tell the launcher's processes that torchrun started
+         * them (is_torchelastic_launched), which then find no RANK. */
+        "ROLE_NAME",
+        "TORCHELASTIC_RUN_ID",
+        "TORCHELASTIC_RESTART_COUNT",
+        "TORCHELASTIC_MAX_RESTARTS",
+        "TORCHELASTIC_USE_AGENT_STORE",
+        "TORCHELASTIC_ERROR_FILE",
 };
 
 void dist_env_strip_per_task(struct dist_env *env)
