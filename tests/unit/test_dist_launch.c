@@ -166,6 +166,28 @@ static void test_native_contract_differs_per_task(void **state)
 	}
 }
 
+static bool torch_launcher(const char *a0, const char *a1, const char *a2, const char *a3)
+{
+	char *argv[] = {(char *)a0, (char *)a1, (char *)a2, (char *)a3, NULL};
+
+	return dist_is_torch_launcher(argv);
+}
+
+static void test_torch_launchers_recognised(void **state)
+{
+	(void)state;
+	assert_true(torch_launcher("torchrun", "--nproc_per_node=8", "train.py", NULL));
+	assert_true(torch_launcher("/usr/bin/torchrun", "train.py", NULL, NULL));
+	assert_true(torch_launcher("python3", "-m", "torch.distributed.run", "train.py"));
+	assert_true(torch_launcher("/usr/bin/python3.11", "-u", "-m", "torch.distributed.launch"));
+	assert_true(torch_launcher("python", "-W", "ignore", "-mtorch.distributed.run"));
+	assert_false(torch_launcher("python3", "train.py", "-m", "torch.distributed.run"));
+	assert_false(torch_launcher("python3", "-c", "import torch.distributed.run", NULL));
+	assert_false(torch_launcher("python3", "-m", "torch.distributed", NULL));
+	assert_false(torch_launcher("bash", "-c", "torchrun train.py", NULL));
+	assert_false(torch_launcher("python3", "-m", NULL, NULL));
+}
+
 /* deepspeed.init_distributed() skips its MPI discovery (the first address
  * of `hostname -I` as master) only when all five are set: every native
  * contract that sets one sets all; the launcher form sets only the master,
@@ -273,6 +295,7 @@ int main(void)
 	        cmocka_unit_test(test_launcher_keeps_what_is_common),
 	        cmocka_unit_test(test_sources_per_task_or_node),
 	        cmocka_unit_test(test_deepspeed_all_or_none),
+	        cmocka_unit_test(test_torch_launchers_recognised),
 	};
 
 	return cmocka_run_group_tests_name("dist_launch", tests, NULL, NULL);
