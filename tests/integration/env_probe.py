@@ -1,16 +1,16 @@
-"""What a training program sees: prints one line per process,
-  ENV-JSON {"env": {...}, "host": ..., "elastic": ..., ...}
-with its whole environment after `import torch` (so that whatever torch
+"""What a training program sees: writes one file per process into DIR
+(--out DIR), ENV-<host>-<pid>.json: {"env": {...}, "host": ..., "elastic":
+..., ...} with its whole environment after `import torch` (so that whatever torch
 itself sets is on both sides of a comparison), and whether
 torch.distributed.is_torchelastic_launched() says torchrun started it.
 Options:
-  --parent        print PARENT-JSON instead: the environment torchrun is
-                  started from, to tell torchrun's own variables apart
+  --parent        write PARENT-<host>-<pid>.json instead: the environment
+                  torchrun is started from, to tell torchrun's own variables apart
   --init          also join the process group over env:// (gloo) and
                   all_reduce: the master is reachable and the ranks agree
   --mark          list the files already in the step directory (the error
-                  file's) as "step_files", then leave a file there: a later
-                  attempt must not find it
+                  file's) as "step_files", then leave mark.attemptN.rankR
+                  there: a later attempt must not find it
   --fail-rank R   rank R raises inside a function decorated with torch's
                   @record (which writes TORCHELASTIC_ERROR_FILE); the other
                   ranks of its node wait (bounded) for that file and print
@@ -27,6 +27,16 @@ import time
 import torch
 import torch.distributed as dist
 from torch.distributed.elastic.multiprocessing.errors import record
+
+
+def write(out_dir, kind, data):
+    """One file per process, whole or not at all: processes that share a
+    stdout (torchrun's workers) would interleave long lines."""
+    name = f"{kind}-{socket.gethostname()}-{os.getpid()}.json"
+    tmp = os.path.join(out_dir, "." + name)
+    with open(tmp, "w") as f:
+        json.dump(data, f)
+    os.rename(tmp, os.path.join(out_dir, name))
 
 
 def error_dir_private(path):
@@ -78,6 +88,7 @@ def wait_for_record(rank):
 
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
     parser.add_argument("--parent", action="store_true")
     parser.add_argument("--init", action="store_true")
     parser.add_argument("--mark", action="store_true")
@@ -85,7 +96,7 @@ def main():
     args = parser.parse_args()
     env = dict(os.environ)
     if args.parent:
-        print("PARENT-JSON " + json.dumps({"env": env}), flush=True)
+        write(args.out, "PARENT", {"env": env})
         return
     if args.fail_rank is not None:
         rank = int(env["RANK"])
@@ -104,11 +115,12 @@ def main():
         step_dir = os.path.dirname(env["TORCHELASTIC_ERROR_FILE"])
         out["step_dir"] = step_dir
         out["step_files"] = sorted(os.listdir(step_dir))
-        with open(os.path.join(step_dir, f"stale.{env['RANK']}"), "w") as f:
+        mark = f"mark.attempt{env['TORCHELASTIC_RESTART_COUNT']}.rank{env['RANK']}"
+        with open(os.path.join(step_dir, mark), "w") as f:
             f.write("left by an earlier attempt\n")
     if args.init:
         out["allreduce"] = join_and_reduce()
-    print("ENV-JSON " + json.dumps(out), flush=True)
+    write(args.out, "ENV", out)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,13 @@
 source "$(dirname "$0")/lib.sh"
 cp "$TESTS_DIR/env_probe.py" "$WORK/"
 PROBE=$WORK/env_probe.py
+mkdir -p "$WORK/probe"
 
 cat >job.sh <<JOB
 #!/bin/bash
 #SBATCH --dist-mode=ddp -N2 --ntasks-per-node=2 --requeue --open-mode=append
 echo "ATTEMPT restart=\${SLURM_RESTART_COUNT:-unset}"
-srun --mpi=$XMPI $PY $PROBE --mark --init
+srun --mpi=$XMPI $PY $PROBE --out $WORK/probe --mark --init
 if [ -z "\${SLURM_RESTART_COUNT:-}" ]; then
 	scontrol requeue \$SLURM_JOB_ID
 	sleep 120 # ended by the requeue
@@ -27,9 +28,10 @@ assert_count "$WORK/job.out" '^ATTEMPT restart=unset$' 1
 assert_count "$WORK/job.out" '^ATTEMPT restart=1$' 1
 assert_not_contains "$WORK/job.out" NOT-REQUEUED
 assert_ddp_ok "$WORK/job.out" 4
-$PY - "$WORK/job.out" <<'PY' || { cat "$WORK/job.out" >&2; fail "the second attempt's contract is wrong"; }
-import json, sys
-recs = [json.loads(l[9:]) for l in open(sys.argv[1]) if l.startswith("ENV-JSON ")]
+$PY - "$WORK/probe" <<'PY' || { cat "$WORK/job.out" >&2; fail "the second attempt's contract is wrong"; }
+import json, os, sys
+d = sys.argv[1]
+recs = [json.load(open(os.path.join(d, n))) for n in os.listdir(d) if n.startswith("ENV-")]
 by = {}
 for r in recs:
     by.setdefault(r["env"]["TORCHELASTIC_RESTART_COUNT"], []).append(r)
@@ -39,7 +41,7 @@ assert all(r["env"]["TORCHELASTIC_USE_AGENT_STORE"] == "False" for r in recs)
 assert all(int(r["env"]["TORCHELASTIC_MAX_RESTARTS"]) >= 1 for r in by["1"])
 first = {r["step_dir"] for r in by["0"]}
 assert not first & {r["step_dir"] for r in by["1"]}, "a step directory was reused"
-stale = [f for r in by["1"] for f in r["step_files"] if f.startswith("stale.")]
+stale = [f for r in by["1"] for f in r["step_files"] if f.startswith("mark.attempt0.")]
 assert not stale, f"the second attempt found {stale}"
 assert len({r["env"]["TORCHELASTIC_RUN_ID"] for r in recs}) == 1, "run id changed"
 print("requeue: attempt 1 restart count", by["1"][0]["env"]["TORCHELASTIC_RESTART_COUNT"],

@@ -1,10 +1,10 @@
 """Compares what a program gets from the plugin with what torchrun gives it.
 
-  torchrun_contract.py REFERENCE FORM_OUTPUT...
+  torchrun_contract.py REFERENCE FORM_DIR...
 
-REFERENCE is env_probe.py's output under a real torchrun (a PARENT-JSON
-line from the shell that started torchrun, then one ENV-JSON line per
-worker); each FORM_OUTPUT holds the ENV-JSON lines of one launch form of the
+REFERENCE is env_probe.py's output directory under a real torchrun (a
+PARENT file from the shell that started torchrun, then one ENV file per
+worker); each FORM_DIR holds the ENV files of one launch form of the
 plugin (every line with "allreduce", from --init), ":agent" after it when
 torchrun ran under the plugin (its workers may use the agents' store). torchrun's worker set is
 every variable a worker has that its parent had not, or had with another
@@ -15,6 +15,7 @@ in a private directory, anything not known here by the same value. Exits 1
 naming each difference; prints the worker set it checked.
 """
 import json
+import os
 import sys
 from collections import defaultdict
 
@@ -22,15 +23,21 @@ from collections import defaultdict
 # several workers and the user did not; the plugin's binding sets the CPUs
 # bound to the task instead (docs/binding.md), and leaves it unset without
 # binding: both are a thread count for the worker, not a launcher contract.
-NOT_COMPARED = {"OMP_NUM_THREADS": "a thread count; the plugin's binding sets its own"}
+NOT_COMPARED = {
+    "OMP_NUM_THREADS": "a thread count; the plugin's binding sets its own",
+    # bash's own bookkeeping, which differs between the commands of one
+    # `bash -c` line (the last one is exec'd)
+    "SHLVL": "the shell's nesting level",
+    "_": "the shell's last command",
+}
 
 
 def records(path, tag):
     out = []
-    with open(path) as f:
-        for line in f:
-            if line.startswith(tag + " "):
-                out.append(json.loads(line[len(tag) + 1 :]))
+    for name in sorted(os.listdir(path)):
+        if name.startswith(tag + "-") and name.endswith(".json"):
+            with open(os.path.join(path, name)) as f:
+                out.append(json.load(f))
     return out
 
 
@@ -97,15 +104,16 @@ def check_other(ref, recs, name, agent, problems):
         files = [e(r)[name] for r in recs]
         if len(set(files)) != len(files) or not all(f.startswith("/") for f in files):
             problems.append("TORCHELASTIC_ERROR_FILE is not each rank's own absolute path")
-        if not all(r.get("error_dir_private") for r in recs):
+        # Under torchrun run by the plugin the files are torchrun's own.
+        if not agent and not all(r.get("error_dir_private") for r in recs):
             problems.append("TORCHELASTIC_ERROR_FILE's directory is not private (0700, yours)")
     elif values != ref_values:
         problems.append(f"{name} is {sorted(map(str, values))}, torchrun gives {sorted(map(str, ref_values))}")
 
 
 def main():
-    parent = records(sys.argv[1], "PARENT-JSON")
-    ref = records(sys.argv[1], "ENV-JSON")
+    parent = records(sys.argv[1], "PARENT")
+    ref = records(sys.argv[1], "ENV")
     if len(parent) != 1 or len(ref) < 2:
         print(f"bad reference {sys.argv[1]}: {len(parent)} parents, {len(ref)} workers")
         return 1
@@ -118,10 +126,10 @@ def main():
     for spec in sys.argv[2:]:
         path, _, kind = spec.partition(":")
         agent = kind == "agent"  # torchrun run by the plugin: its agents' store
-        recs = records(path, "ENV-JSON")
+        recs = records(path, "ENV")
         problems = []
         if len(recs) < 2:
-            problems.append(f"only {len(recs)} ENV-JSON lines")
+            problems.append(f"only {len(recs)} ENV files")
         missing = [k for k in worker_set if any(k not in r["env"] for r in recs)]
         if missing:
             problems.append("missing: " + " ".join(missing))

@@ -8,6 +8,7 @@ source "$(dirname "$0")/lib.sh"
 use_torchrun_compat
 cp "$TESTS_DIR/env_probe.py" "$WORK/"
 PROBE=$WORK/env_probe.py
+mkdir -p "$WORK/ref" "$WORK/exchange" "$WORK/slurmenv" "$WORK/pernode" "$WORK/record"
 
 # Debian's torch 1.13 on Python 3.11 crashes on torchrun's default
 # --redirects/--tee (../shared/guide/slurm-facts.md); a map for a rank that
@@ -17,22 +18,23 @@ export RES_OPTIONS="timeout:1 attempts:1"
 
 # The reference: torchrun on one node, untouched by the plugin.
 run_srun ref --dist-mode=none -N1 -n1 bash -c \
-	"$PY $PROBE --parent && $PY -m torch.distributed.run --standalone --nproc_per_node=2 $PROBE"
+	"$PY $PROBE --out $WORK/ref --parent &&
+	 $PY -m torch.distributed.run --standalone --nproc_per_node=2 $PROBE --out $WORK/ref"
 [ "$RC" -eq 0 ] || { cat "$WORK/ref.err" >&2; fail "torchrun --standalone exited $RC"; }
-assert_count "$WORK/ref.out" '^ENV-JSON ' 2
+[ "$(ls "$WORK/ref" | grep -c '^ENV-')" -eq 2 ] || fail "torchrun's 2 workers did not both report"
 
 # One task per GPU with the exchange, and without (Slurm's variables).
-run_srun exchange --mpi="$XMPI" --dist-mode=ddp -N2 --ntasks-per-node=2 $PY "$PROBE" --init
+run_srun exchange --mpi="$XMPI" --dist-mode=ddp -N2 --ntasks-per-node=2 $PY "$PROBE" --out "$WORK/exchange" --init
 [ "$RC" -eq 0 ] || { cat "$WORK/exchange.err" >&2; fail "--mpi=$XMPI exited $RC"; }
-run_srun slurmenv --mpi=none --dist-mode=ddp -N2 --ntasks-per-node=2 $PY "$PROBE" --init
+run_srun slurmenv --mpi=none --dist-mode=ddp -N2 --ntasks-per-node=2 $PY "$PROBE" --out "$WORK/slurmenv" --init
 [ "$RC" -eq 0 ] || { cat "$WORK/slurmenv.err" >&2; fail "--mpi=none exited $RC"; }
 # One task per node running torchrun, which the plugin's PET_* configure.
 run_srun pernode --dist-mode=ddp -N2 --ntasks-per-node=1 \
-	$PY -m torch.distributed.run --nproc_per_node=2 "$PROBE" --init
+	$PY -m torch.distributed.run --nproc_per_node=2 "$PROBE" --out "$WORK/pernode" --init
 [ "$RC" -eq 0 ] || { cat "$WORK/pernode.err" >&2; fail "torchrun per node exited $RC"; }
 
-$PY "$TESTS_DIR/torchrun_contract.py" "$WORK/ref.out" "$WORK/exchange.out" \
-	"$WORK/slurmenv.out" "$WORK/pernode.out:agent" >"$WORK/contract.txt" || {
+$PY "$TESTS_DIR/torchrun_contract.py" "$WORK/ref" "$WORK/exchange" \
+	"$WORK/slurmenv" "$WORK/pernode:agent" >"$WORK/contract.txt" || {
 	cat "$WORK/contract.txt" >&2
 	fail "a launch form differs from torchrun's worker contract"
 }
@@ -43,6 +45,6 @@ assert_contains "$WORK/contract.txt" "ROLE_WORLD_SIZE"
 
 # @record: rank 1 fails; its error is in its file in the step directory,
 # where rank 0 (same node) reads it while the step runs.
-run_srun record --mpi="$XMPI" --dist-mode=ddp -N1 --ntasks-per-node=2 $PY "$PROBE" --fail-rank 1
+run_srun record --mpi="$XMPI" --dist-mode=ddp -N1 --ntasks-per-node=2 $PY "$PROBE" --out "$WORK/record" --fail-rank 1
 [ "$RC" -ne 0 ] || fail "a failing rank left srun's status 0"
 assert_contains "$WORK/record.out" "RECORDED rank=1 error=RuntimeError: probe failure on rank 1"

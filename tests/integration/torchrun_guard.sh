@@ -10,7 +10,7 @@ for launcher in "torchrun" "$PY -m torch.distributed.run" "$PY -m torch.distribu
 	run_srun refused --dist-mode=ddp -N2 --ntasks-per-node=2 \
 		$launcher --nproc_per_node=2 "$WORK/never.py"
 	[ "$RC" -ne 0 ] || fail "$launcher in 2 tasks per node was not refused"
-	assert_count "$WORK/refused.err" 'dist-shim: error: 4 tasks on 2 nodes would each run torch' 1
+	assert_count "$WORK/refused.err" "^dist-shim: error: .*4 tasks on 2 nodes would each run torch's launcher" 1
 	assert_contains "$WORK/refused.err" "srun --ntasks-per-node=1 torchrun --nproc_per_node=GPUS"
 	# Refused before the launcher ran: it would have complained of the
 	# missing script.
