@@ -16,6 +16,7 @@
 #include "msg.h"
 #include "npu_local.h"
 #include "relay.h"
+#include "report.h"
 #include "stepdir.h"
 #include "wireup.h"
 #include "wireup_transport.h"
@@ -407,6 +408,7 @@ static int run(struct cli *cli)
 		}
 		if (cli->launcher)
 			return run_launcher_form(cli, &world, path, argv);
+		report_arm();
 	} else if (rc) {
 		msg_error("%s", err.msg);
 		return rc;

@@ -13,8 +13,9 @@ Options:
                   there: a later attempt must not find it
   --fail-rank R   rank R raises inside a function decorated with torch's
                   @record (which writes TORCHELASTIC_ERROR_FILE); the other
-                  ranks of its node wait (bounded) for that file and print
-                  RECORDED rank=R error=<message from the file>
+                  ranks of its node wait (bounded) for that file, print
+                  RECORDED rank=R error=<message from the file>, and wait
+                  (bounded) for the failing rank's dist-shim watcher to end
 """
 import argparse
 import datetime
@@ -63,6 +64,35 @@ def fail(rank):
     raise RuntimeError(f"probe failure on rank {rank}")
 
 
+def proc_field(pid, name):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(name + ":"):
+                    return line.split()[1]
+    except OSError:
+        pass
+    return None
+
+
+def wait_for_other_watchers():
+    """Until the failing rank's dist-shim watcher (report.c) has ended, so
+    that this rank does not end the step before it reported. This process
+    is the node's only other task, and its own watcher is its child."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        others = [
+            p
+            for p in os.listdir("/proc")
+            if p.isdigit()
+            and proc_field(p, "Name") == "dist-shim"
+            and proc_field(p, "PPid") != str(os.getpid())
+        ]
+        if not others:
+            return
+        time.sleep(0.2)
+
+
 def wait_for_record(rank):
     """Reads the failing rank's error file, which @record wrote next to ours."""
     path = os.path.join(
@@ -80,6 +110,7 @@ def wait_for_record(rank):
             if isinstance(message, dict):
                 message = message.get("message", "")
             print(f"RECORDED rank={rank} error={message.splitlines()[0]}", flush=True)
+            wait_for_other_watchers()
             return
         except (OSError, ValueError, KeyError):
             time.sleep(0.2)

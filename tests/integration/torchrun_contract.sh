@@ -3,7 +3,8 @@
 # real torchrun --standalone --nproc_per_node=2 and under each launch form of
 # the plugin; torchrun_contract.py fails on any variable of torchrun's worker
 # set that a form lacks or means differently. Then @record's error file:
-# written by the failing rank into the step's private directory.
+# written by the failing rank into the step's private directory and named
+# by the shim's report.
 source "$(dirname "$0")/lib.sh"
 use_torchrun_compat
 cp "$TESTS_DIR/env_probe.py" "$WORK/"
@@ -44,7 +45,13 @@ assert_contains "$WORK/contract.txt" "TORCHELASTIC_RUN_ID"
 assert_contains "$WORK/contract.txt" "ROLE_WORLD_SIZE"
 
 # @record: rank 1 fails; its error is in its file in the step directory,
-# where rank 0 (same node) reads it while the step runs.
+# where rank 0 (same node) reads it while the step runs, and the shim
+# reports it when the program has ended.
 run_srun record --mpi="$XMPI" --dist-mode=ddp -N1 --ntasks-per-node=2 $PY "$PROBE" --out "$WORK/record" --fail-rank 1
 [ "$RC" -ne 0 ] || fail "a failing rank left srun's status 0"
 assert_contains "$WORK/record.out" "RECORDED rank=1 error=RuntimeError: probe failure on rank 1"
+# The shim's report names the failing rank and its error once, as
+# torchrun's summary does; the rank that succeeded reports nothing.
+assert_count "$WORK/record.err" \
+	'^dist-shim: error: tcn1 rank 1: failed: RuntimeError: probe failure on rank 1 (recorded in /' 1
+assert_count "$WORK/record.err" '^dist-shim: ' 1
