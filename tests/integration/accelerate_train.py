@@ -1,5 +1,5 @@
 """A real Hugging Face Accelerate client, as a user writes it: Accelerator()
-on CPU (gloo), one training step across every process, replicas checked
+on CPU with the gloo backend, one training step across every process, replicas checked
 equal. Prints per process:
   ACCEL-OK rank=R world=W local_rank=L type=T host=H elastic=E
 with Accelerate's own view (process_index, num_processes,
@@ -11,10 +11,14 @@ import socket
 import torch
 import torch.distributed as dist
 from accelerate import Accelerator
+from accelerate.utils import InitProcessGroupKwargs
 
 
 def main():
-    acc = Accelerator(cpu=True)
+    # On CPU Accelerate takes torch's MPI backend whenever torch has one
+    # (Debian forky's does), which needs MPI's own launch; gloo is what the
+    # ddp contract serves (on GPUs it takes nccl from LOCAL_RANK).
+    acc = Accelerator(cpu=True, kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
     env = os.environ
     assert acc.process_index == int(env["RANK"]), (acc.process_index, env["RANK"])
     assert acc.num_processes == int(env["WORLD_SIZE"]), acc.num_processes

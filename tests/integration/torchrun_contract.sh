@@ -1,6 +1,6 @@
 #!/bin/bash
 # The contract test of torchrun parity: the same probe (env_probe.py) under a
-# real torchrun --standalone --nproc_per_node=2 and under each launch form of
+# real torchrun --nproc_per_node=2 on one node and under each launch form of
 # the plugin; torchrun_contract.py fails on any variable of torchrun's worker
 # set that a form lacks or means differently. Then @record's error file:
 # written by the failing rank into the step's private directory and named
@@ -17,11 +17,15 @@ mkdir -p "$WORK/ref" "$WORK/exchange" "$WORK/slurmenv" "$WORK/pernode" "$WORK/re
 export PET_REDIRECTS=9:1 PET_TEE=9:1
 export RES_OPTIONS="timeout:1 attempts:1"
 
-# The reference: torchrun on one node, untouched by the plugin.
+# The reference: torchrun on one node, untouched by the plugin. Not
+# --standalone: its rendezvous publishes the node's host name, which does
+# not resolve here, and torch 2.x's agent then never connects to its own
+# store; the static rendezvous on 127.0.0.1 gives the workers the same set.
 run_srun ref --dist-mode=none -N1 -n1 bash -c \
 	"$PY $PROBE --out $WORK/ref --parent &&
-	 $PY -m torch.distributed.run --standalone --nproc_per_node=2 $PROBE --out $WORK/ref"
-[ "$RC" -eq 0 ] || { cat "$WORK/ref.err" >&2; fail "torchrun --standalone exited $RC"; }
+	 $PY -m torch.distributed.run --nnodes=1 --nproc_per_node=2 --master_addr=127.0.0.1 \
+	 --master_port=29517 $PROBE --out $WORK/ref"
+[ "$RC" -eq 0 ] || { cat "$WORK/ref.err" >&2; fail "the reference torchrun exited $RC"; }
 [ "$(ls "$WORK/ref" | grep -c '^ENV-')" -eq 2 ] || fail "torchrun's 2 workers did not both report"
 
 # One task per GPU with the exchange, and without (Slurm's variables).
