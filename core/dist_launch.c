@@ -89,6 +89,7 @@ static const char *const per_task_vars[] = {
         "TORCHELASTIC_MAX_RESTARTS",
         "TORCHELASTIC_USE_AGENT_STORE",
         "TORCHELASTIC_ERROR_FILE",
+        "TORCHELASTIC_SIGNALS_TO_HANDLE",
 };
 
 void dist_env_strip_per_task(struct dist_env *env)

@@ -67,6 +67,11 @@ static int build_elastic_vars(const struct dist_world *w, struct dist_env *env,
 	    /* No agent hosts a store: rank 0 hosts env://'s own, as without torchrun.
 	     * "True" would make every rank wait for a store no one serves. */
 	    dist_env_set(env, "TORCHELASTIC_USE_AGENT_STORE", "False", err) ||
+	    /* What torchrun (2.14 here, not 2.6) tells its workers it turns into a stop
+	     * (TORCHELASTIC_SIGNALS_TO_HANDLE): here srun and scancel deliver
+	     * the same four to the program itself. */
+	    dist_env_set(env, "TORCHELASTIC_SIGNALS_TO_HANDLE", "SIGTERM,SIGINT,SIGHUP,SIGQUIT",
+	                 err) ||
 	    /* torch 1.x reads the first name, 2.x the second. */
 	    dist_env_set(env, "NCCL_ASYNC_ERROR_HANDLING", "1", err) ||
 	    dist_env_set(env, "TORCH_NCCL_ASYNC_ERROR_HANDLING", "1", err))
