@@ -22,7 +22,10 @@ if [ -z "\${SLURM_RESTART_COUNT:-}" ]; then
 fi
 srun --mpi=$XMPI $PY $TRAIN
 JOB
-run_sbatch "$WORK/job.out" job.sh
+# slurmctld holds a requeued job back before it starts again (about 145 s
+# on the test cluster, its begin time moved on by the requeue).
+JOB=$(sbatch --parsable -o "$WORK/job.out" job.sh) || fail "sbatch job.sh was refused"
+wait_job "$JOB" 480
 [ "$JOB_STATE" = COMPLETED ] || { cat "$WORK/job.out" >&2; fail "job ended $JOB_STATE"; }
 assert_count "$WORK/job.out" '^ATTEMPT restart=unset$' 1
 assert_count "$WORK/job.out" '^ATTEMPT restart=1$' 1
