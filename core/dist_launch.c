@@ -12,17 +12,48 @@
  * hydra_pmi_proxy, Intel MPI's Hydra pmi_proxy. */
 static const char *const mpi_daemons[] = {"orted", "prted", "prte", "hydra_pmi_proxy", "pmi_proxy"};
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 bool dist_is_mpi_daemon(const char *program)
 {
-	const char *base;
-
 	if (!program)
 		return false;
-	base = strrchr(program, '/');
-	base = base ? base + 1 : program;
 	for (size_t i = 0; i < COUNT(mpi_daemons); i++)
-		if (strcmp(base, mpi_daemons[i]) == 0)
+		if (strcmp(base_name(program), mpi_daemons[i]) == 0)
 			return true;
+	return false;
+}
+
+static bool is_torch_launcher_module(const char *module)
+{
+	return module && (strcmp(module, "torch.distributed.run") == 0 ||
+	                  strcmp(module, "torch.distributed.launch") == 0);
+}
+
+bool dist_is_torch_launcher(char *const *argv)
+{
+	if (!argv || !argv[0])
+		return false;
+	if (strcmp(base_name(argv[0]), "torchrun") == 0)
+		return true;
+	if (strncmp(base_name(argv[0]), "python", 6) != 0)
+		return false;
+	/* python's own options up to the module or the script. */
+	for (size_t i = 1; argv[i] && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-m") == 0)
+			return is_torch_launcher_module(argv[i + 1]);
+		if (strncmp(argv[i], "-m", 2) == 0)
+			return is_torch_launcher_module(argv[i] + 2);
+		if (strcmp(argv[i], "-c") == 0)
+			return false;
+		if ((strcmp(argv[i], "-W") == 0 || strcmp(argv[i], "-X") == 0) && argv[i + 1])
+			i++;
+	}
 	return false;
 }
 
@@ -37,6 +68,8 @@ static const char *const per_task_vars[] = {
         "LOCAL_WORLD_SIZE",
         "NODE_RANK",
         "GROUP_RANK",
+        "ROLE_RANK",
+        "ROLE_WORLD_SIZE",
         "PET_NODE_RANK",
         "GLOO_SOCKET_IFNAME",
         "NCCL_SOCKET_IFNAME",
@@ -47,6 +80,16 @@ static const char *const per_task_vars[] = {
         "DEVICE_ID",
         "ASCEND_DEVICE_ID",
         "ASCEND_RT_VISIBLE_DEVICES",
+        "JAX_LOCAL_DEVICE_IDS",
+        /* They would tell the launcher's processes that torchrun started
+         * them (is_torchelastic_launched), which then find no RANK. */
+        "ROLE_NAME",
+        "TORCHELASTIC_RUN_ID",
+        "TORCHELASTIC_RESTART_COUNT",
+        "TORCHELASTIC_MAX_RESTARTS",
+        "TORCHELASTIC_USE_AGENT_STORE",
+        "TORCHELASTIC_ERROR_FILE",
+        "TORCHELASTIC_SIGNALS_TO_HANDLE",
 };
 
 void dist_env_strip_per_task(struct dist_env *env)

@@ -18,6 +18,10 @@
  * the user's ranks: it must not get a contract of its own. */
 bool dist_is_mpi_daemon(const char *program);
 
+/* True when ARGV starts torch's launcher: torchrun, or a python running
+ * -m torch.distributed.run or -m torch.distributed.launch. */
+bool dist_is_torch_launcher(char *const *argv);
+
 /* A value the plugin hands to the shim of one task (the 22.05 route's
  * argv[0] in DIST_SHIM_ARGV0, the step's directory in DIST_SHIM_STEPDIR) is
  * "PID:VALUE", PID being the task's process: the plugin's task_init runs in

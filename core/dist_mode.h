@@ -15,6 +15,10 @@
  * something that grows with the job; each file's content is heap text. */
 #define DIST_FILES_MAX 4
 
+/* Where torch's @record writes a failing rank's error (TORCHELASTIC_ERROR_FILE),
+ * in the step's private directory, by rank. */
+#define DIST_ERROR_FILE_FMT "torchelastic-error.%u.json"
+
 /* A file a mode wants in the step's private directory on every node. */
 struct dist_file {
 	const char *name; /* a plain file name, no '/' */

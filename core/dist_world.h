@@ -71,6 +71,11 @@ struct dist_world {
 	enum dist_ompi ompi; /* mode mpi */
 	/* The step has a PMIx server its program can use (srun --mpi=pmix). */
 	bool step_has_pmix;
+	/* Times Slurm requeued the job (SLURM_RESTART_COUNT); 0 on its first run. */
+	uint32_t restart_count;
+	/* One id for the job over all its attempts (Slurm's job id), what
+	 * torchrun calls the run id; empty when unknown. */
+	char run_id[DIST_ADDR_MAX];
 };
 
 #endif

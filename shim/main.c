@@ -17,6 +17,7 @@
 #include "msg.h"
 #include "npu_local.h"
 #include "relay.h"
+#include "report.h"
 #include "stepdir.h"
 #include "wireup.h"
 #include "wireup_transport.h"
@@ -256,15 +257,12 @@ static void bind(const struct cli *cli, const struct dist_world *w, const struct
 }
 
 /* Opens the step's private directory, once, for the mode's files (which
- * cannot do without it) and for binding (which can). */
-static int open_step_dir(const struct cli *cli, const struct plan *plan, struct stepdir *dir,
-                         struct dist_err *err)
+ * cannot do without it), binding and @record's error files (which can). */
+static int open_step_dir(const struct plan *plan, struct stepdir *dir, struct dist_err *err)
 {
 	uint32_t jobid, stepid;
 	struct dist_err ignored;
 
-	if (!plan->mode->build_files && !binds(cli))
-		return 0;
 	wireup_step_ids(&jobid, &stepid);
 	if (plan->mode->build_files)
 		return stepdir_open(jobid, stepid, dir, err);
@@ -306,13 +304,14 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 	enum wireup_result result;
 
 	arm_watchdog(cli->timeout_s + (cli->check.net ? cli->check.timeout_s : 0));
-	if (!local_failure && open_step_dir(cli, plan, &dir, &dir_err)) {
+	if (!local_failure && open_step_dir(plan, &dir, &dir_err)) {
 		local_failure = dir_err.msg;
 		failure_rc = EXIT_WIREUP;
 	}
 	result = wire_up(cli, plan, local_failure, &world, &err);
-	if (dir.fd >= 0 && plan->mode->build_files)
+	if (dir.fd >= 0)
 		world.step_dir = dir.path;
+	wireup_attempt(&world);
 	world.launcher = cli->launcher;
 	if (plan->mode->program_uses_pmi) {
 		world.ompi = launch_probe_ompi();
@@ -338,6 +337,27 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 	wireup_finalize();
 	*out = world;
 	return 0;
+}
+
+/* torchrun in several tasks of a node: each task's torchrun starts its
+ * own workers (--ntasks-per-node=8 torchrun --nproc_per_node=8: 64
+ * processes for 8 GPUs) and PET_NNODES counts nodes, not tasks. Decided
+ * alike on every task (some node has more than one task), so all stop. */
+static int refuse_torchrun_per_task(const struct cli *cli, const struct dist_world *w)
+{
+	const char *allow = getenv("DIST_TORCHRUN_PER_TASK");
+
+	if (w->size <= w->nnodes || !dist_is_torch_launcher(cli->cmd) ||
+	    (allow && strcmp(allow, "1") == 0))
+		return 0;
+	if (w->rank == 0)
+		msg_error("%u tasks on %u nodes would each run torch's launcher, which starts its "
+		          "own workers in every task; run one per node (srun --ntasks-per-node=1 "
+		          "torchrun --nproc_per_node=GPUS train.py) or the program in every task "
+		          "(srun --ntasks-per-node=GPUS python train.py); "
+		          "DIST_TORCHRUN_PER_TASK=1 allows it",
+		          w->size, w->nnodes);
+	return EXIT_USAGE;
 }
 
 static int make_plan(const struct cli *cli, struct plan *plan)
@@ -403,6 +423,9 @@ static int run(struct cli *cli)
 
 		if (prc)
 			return prc;
+		prc = refuse_torchrun_per_task(cli, &world);
+		if (prc)
+			return prc;
 		argv = full_argv(cli->cmd, &plan);
 		if (!argv) {
 			msg_error("out of memory");
@@ -410,6 +433,7 @@ static int run(struct cli *cli)
 		}
 		if (cli->launcher)
 			return run_launcher_form(cli, &world, path, argv);
+		report_arm();
 	} else if (rc) {
 		msg_error("%s", err.msg);
 		return rc;

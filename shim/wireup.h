@@ -73,6 +73,12 @@ int wireup_user_port(const struct wireup_request *req, uint16_t *port, struct di
 /* First free port on this node, from the job's and step's first port on. */
 int wireup_pick_port(const struct wireup_request *req, uint32_t jobid, uint32_t stepid,
                      uint16_t *port, struct dist_err *err);
+/* The first port to try for this job's step in this attempt of the job
+ * (SLURM_RESTART_COUNT). */
+uint16_t wireup_first_port(const struct dist_port_range *ports, uint32_t jobid, uint32_t stepid);
+/* Which attempt of which job this is (SLURM_RESTART_COUNT, SLURM_JOB_ID),
+ * into W: torchrun's restart count and run id. */
+void wireup_attempt(struct dist_world *w);
 /* The job and step ids under Slurm; elsewhere a hash of the PMIx namespace. */
 void wireup_step_ids(uint32_t *jobid, uint32_t *stepid);
 /* GPUs this task sees: the entries of CUDA_VISIBLE_DEVICES. */

@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "dist_slurmenv.h"
@@ -22,10 +23,36 @@ int wireup_user_port(const struct wireup_request *req, uint16_t *port, struct di
 	return 0;
 }
 
+/* Times Slurm requeued the job; 0 when it did not or says nothing. */
+static uint32_t restart_count(void)
+{
+	uint32_t n;
+
+	return dist_parse_u32(getenv("SLURM_RESTART_COUNT"), &n) == 0 ? n : 0;
+}
+
+uint16_t wireup_first_port(const struct dist_port_range *ports, uint32_t jobid, uint32_t stepid)
+{
+	/* A requeued job runs its steps again with the same ids: each attempt
+	 * starts elsewhere (a prime stride), as the previous attempt's master
+	 * may still hold its port on that node. */
+	return dist_port_first(ports, jobid, stepid + restart_count() * 613u);
+}
+
+void wireup_attempt(struct dist_world *w)
+{
+	const char *job = getenv("SLURM_JOB_ID");
+
+	w->restart_count = restart_count();
+	w->run_id[0] = '\0';
+	if (job && strlen(job) < sizeof(w->run_id))
+		snprintf(w->run_id, sizeof(w->run_id), "%s", job);
+}
+
 int wireup_pick_port(const struct wireup_request *req, uint32_t jobid, uint32_t stepid,
                      uint16_t *port, struct dist_err *err)
 {
-	uint16_t first = dist_port_first(&req->ports, jobid, stepid);
+	uint16_t first = wireup_first_port(&req->ports, jobid, stepid);
 
 	return dist_port_pick(&req->ports, first, netlocal_port_free, NULL, port, err);
 }

@@ -376,7 +376,7 @@ static int read_master_port(const struct wireup_request *req, struct dist_world 
 		return 0;
 	if (env_u32("SLURM_JOB_ID", &jobid, err) || env_u32("SLURM_STEP_ID", &stepid, err))
 		return -1;
-	w->master_port = dist_port_first(&req->ports, jobid, stepid);
+	w->master_port = wireup_first_port(&req->ports, jobid, stepid);
 	if (w->rank == 0 && !netlocal_port_free(w->master_port, NULL))
 		return dist_err_set(err,
 		                    "port %u is in use on this node and without PMIx the tasks "

@@ -3,7 +3,8 @@
  * WORLD_FILE has one key=value per line (rank, size, local_rank, local_size,
  * node_rank, nnodes, master_addr, master_port, master_ifname, local_gpus),
  * optionally "compat=LIST" (--dist-compat profiles), "step_dir=PATH",
- * "launcher=1" (the launcher form), "ompi=orte|prrte" (the Open MPI on the
+ * "launcher=1" (the launcher form), "restart_count=N" and "run_id=ID" (the
+ * job's attempt and id), "ompi=orte|prrte" (the Open MPI on the
  * task's PATH: 4, or 5 and later), "pmix=1" (the step has PMIx), the
  * ps layout ("ps=N", "chief=1", "evaluator=1"), one "task=ADDR:PORT" line
  * per task in rank order, one "npus=ID=IP,..." line per node (mode
@@ -81,6 +82,7 @@ static int set_field(struct dist_world *w, const char *key, const char *value)
 	        {"node_rank", offsetof(struct dist_world, node_rank)},
 	        {"nnodes", offsetof(struct dist_world, nnodes)},
 	        {"local_gpus", offsetof(struct dist_world, local_gpus)},
+	        {"restart_count", offsetof(struct dist_world, restart_count)},
 	};
 	uint32_t v;
 
@@ -125,6 +127,8 @@ static int set_field(struct dist_world *w, const char *key, const char *value)
 		return snprintf(compat, sizeof(compat), "%s", value) < 0;
 	if (strcmp(key, "master_addr") == 0)
 		return snprintf(w->master_addr, sizeof(w->master_addr), "%s", value) < 0;
+	if (strcmp(key, "run_id") == 0)
+		return snprintf(w->run_id, sizeof(w->run_id), "%s", value) < 0;
 	if (strcmp(key, "master_ifname") == 0)
 		return snprintf(w->master_ifname, sizeof(w->master_ifname), "%s", value) < 0;
 	if (strcmp(key, "master_port") == 0) {

@@ -100,12 +100,14 @@ run_sbatch() {
 	wait_job "$JOB"
 }
 
+# wait_job JOB [BOUND_S]: at most BOUND_S seconds (240).
 wait_job() {
-	local job=$1 deadline=$((SECONDS + 240))
+	local job=$1 bound=${2:-240}
+	local deadline=$((SECONDS + bound))
 	while squeue -h -j "$job" 2>/dev/null | grep -q .; do
 		[ $SECONDS -lt $deadline ] || {
 			scancel "$job"
-			fail "job $job still running after 240 s"
+			fail "job $job still running after $bound s"
 		}
 		sleep 1
 	done

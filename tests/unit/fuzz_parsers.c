@@ -19,6 +19,8 @@
 #include "cli.h"
 #include "config.h"
 #include "dist_bind.h"
+#include "dist_errfile.h"
+#include "dist_launch.h"
 #include "dist_net.h"
 #include "dist_npu.h"
 #include "dist_pmimap.h"
@@ -287,6 +289,14 @@ static void fuzz_others(const char *in)
 	dist_hccn_lookup(in, ids, 4, npus, &err);
 	dist_config_parse(1, argv, "/usr/bin/dist-shim", &cfg, &err);
 	dist_is_multi_prog_argv(2, (char *[]){"x", (char *)in, NULL});
+	dist_is_torch_launcher((char *[]){"python3", "-m", (char *)in, NULL});
+	{
+		/* A program's @record error file: one non-empty line or nothing. */
+		char *summary = dist_errfile_summary(in);
+
+		check(!summary || (summary[0] && !strchr(summary, '\n')), "error file summary", in);
+		free(summary);
+	}
 	{
 		struct dist_gid gids[8];
 		enum dist_bind_policy policy;
@@ -327,7 +337,8 @@ int main(int argc, char **argv)
 	        "--mode ddp --compat tione,kubeflow -p 20000-20999 -t 30 -- python x.py",
 	        "-m ps --ps 2 --chief --evaluator --bind none --explain --gpus 0,1 --tasks 4",
 	        "shim=/opt/dist-shim port_range=24000-24999 timeout=120",
-	        "0,1,2,3,4,5,6,7"};
+	        "0,1,2,3,4,5,6,7",
+	        "{\"message\": {\"message\": \"RuntimeError: x\\ny\", \"extraInfo\": {}}}"};
 	static char in[LONGLEN + 1];
 	long rounds = argc > 1 ? atol(argv[1]) : ROUNDS, runs = 0;
 

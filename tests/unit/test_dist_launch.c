@@ -166,6 +166,61 @@ static void test_native_contract_differs_per_task(void **state)
 	}
 }
 
+static bool torch_launcher(const char *a0, const char *a1, const char *a2, const char *a3)
+{
+	char *argv[] = {(char *)a0, (char *)a1, (char *)a2, (char *)a3, NULL};
+
+	return dist_is_torch_launcher(argv);
+}
+
+static void test_torch_launchers_recognised(void **state)
+{
+	(void)state;
+	assert_true(torch_launcher("torchrun", "--nproc_per_node=8", "train.py", NULL));
+	assert_true(torch_launcher("/usr/bin/torchrun", "train.py", NULL, NULL));
+	assert_true(torch_launcher("python3", "-m", "torch.distributed.run", "train.py"));
+	assert_true(torch_launcher("/usr/bin/python3.11", "-u", "-m", "torch.distributed.launch"));
+	assert_true(torch_launcher("python", "-W", "ignore", "-mtorch.distributed.run"));
+	assert_false(torch_launcher("python3", "train.py", "-m", "torch.distributed.run"));
+	assert_false(torch_launcher("python3", "-c", "import torch.distributed.run", NULL));
+	assert_false(torch_launcher("python3", "-m", "torch.distributed", NULL));
+	assert_false(torch_launcher("bash", "-c", "torchrun train.py", NULL));
+	assert_false(torch_launcher("python3", "-m", NULL, NULL));
+}
+
+/* deepspeed.init_distributed() skips its MPI discovery (the first address
+ * of `hostname -I` as master) only when all five are set: every native
+ * contract that sets one sets all; the launcher form sets only the master,
+ * and nothing that claims torchrun started its processes. */
+static void test_deepspeed_all_or_none(void **state)
+{
+	static const char *const five[] = {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+	                                   "LOCAL_RANK"};
+
+	(void)state;
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+		for (size_t c = 0; c < sizeof(compats) / sizeof(compats[0]); c++) {
+			struct dist_world w = launcher_task(1, false);
+			struct dist_env env;
+			size_t nargs, have = 0;
+
+			build(modes[m], compats[c], &w, &env, &nargs);
+			for (size_t i = 0; i < 5; i++)
+				have += dist_env_get(&env, five[i]) != NULL;
+			assert_int_equal(have, 5);
+			assert_string_equal(dist_env_get(&env, "TORCHELASTIC_USE_AGENT_STORE"),
+			                    "False");
+			dist_env_free(&env);
+			w.launcher = true;
+			build(modes[m], compats[c], &w, &env, &nargs);
+			assert_null(dist_env_get(&env, "RANK"));
+			assert_null(dist_env_get(&env, "TORCHELASTIC_RUN_ID"));
+			assert_null(dist_env_get(&env, "TORCHELASTIC_ERROR_FILE"));
+			assert_null(dist_env_get(&env, "ROLE_RANK"));
+			dist_env_free(&env);
+		}
+}
+
 /* What stays in the launcher form: the master, the step's shape, the
  * hostfiles and Open MPI's network (the same CIDR on every node). */
 static void test_launcher_keeps_what_is_common(void **state)
@@ -239,6 +294,8 @@ int main(void)
 	        cmocka_unit_test(test_native_contract_differs_per_task),
 	        cmocka_unit_test(test_launcher_keeps_what_is_common),
 	        cmocka_unit_test(test_sources_per_task_or_node),
+	        cmocka_unit_test(test_deepspeed_all_or_none),
+	        cmocka_unit_test(test_torch_launchers_recognised),
 	};
 
 	return cmocka_run_group_tests_name("dist_launch", tests, NULL, NULL);

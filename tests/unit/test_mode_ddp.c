@@ -74,6 +74,18 @@ static void test_ddp_env_with_ifname(void **state)
 	        {"PET_NODE_RANK", "1"},
 	        {"PET_MASTER_ADDR", "10.0.0.1"},
 	        {"PET_MASTER_PORT", "29500"},
+	        {"GROUP_WORLD_SIZE", "2"},
+	        {"ROLE_NAME", "default"},
+	        {"ROLE_RANK", "5"},
+	        {"ROLE_WORLD_SIZE", "8"},
+	        {"TORCHELASTIC_RUN_ID", "none"},
+	        {"TORCHELASTIC_RESTART_COUNT", "0"},
+	        {"TORCHELASTIC_MAX_RESTARTS", "0"},
+	        {"TORCHELASTIC_USE_AGENT_STORE", "False"},
+	        {"TORCHELASTIC_SIGNALS_TO_HANDLE", "SIGTERM,SIGINT,SIGHUP,SIGQUIT"},
+	        {"NCCL_ASYNC_ERROR_HANDLING", "1"},
+	        {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"},
+	        {"JAX_COORDINATOR_ADDRESS", "10.0.0.1:29500"},
 	        {"GLOO_SOCKET_IFNAME", "ib0"},
 	        {"NCCL_SOCKET_IFNAME", "=ib0"},
 	};
@@ -98,6 +110,18 @@ static void test_ddp_env_without_ifname(void **state)
 	        {"PET_NODE_RANK", "1"},
 	        {"PET_MASTER_ADDR", "10.0.0.1"},
 	        {"PET_MASTER_PORT", "29500"},
+	        {"GROUP_WORLD_SIZE", "2"},
+	        {"ROLE_NAME", "default"},
+	        {"ROLE_RANK", "5"},
+	        {"ROLE_WORLD_SIZE", "8"},
+	        {"TORCHELASTIC_RUN_ID", "none"},
+	        {"TORCHELASTIC_RESTART_COUNT", "0"},
+	        {"TORCHELASTIC_MAX_RESTARTS", "0"},
+	        {"TORCHELASTIC_USE_AGENT_STORE", "False"},
+	        {"TORCHELASTIC_SIGNALS_TO_HANDLE", "SIGTERM,SIGINT,SIGHUP,SIGQUIT"},
+	        {"NCCL_ASYNC_ERROR_HANDLING", "1"},
+	        {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"},
+	        {"JAX_COORDINATOR_ADDRESS", "10.0.0.1:29500"},
 	};
 
 	(void)state;
@@ -131,12 +155,70 @@ static void test_ddp_env_extremes(void **state)
 	dist_env_free(&env);
 }
 
+/* A requeued job's task with the step directory: torchrun's restart count
+ * and run id, and @record's error file private to the step, by rank. */
+static void test_ddp_env_requeued(void **state)
+{
+	struct dist_world w = world("ib0");
+	struct dist_env env;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	w.restart_count = 2;
+	snprintf(w.run_id, sizeof(w.run_id), "%s", "4242");
+	w.step_dir = "/tmp/dist.x";
+	dist_env_init(&env);
+	assert_int_equal(dist_mode_ddp.build_env(&w, &env, &err), 0);
+	assert_string_equal(dist_env_get(&env, "TORCHELASTIC_RESTART_COUNT"), "2");
+	assert_string_equal(dist_env_get(&env, "TORCHELASTIC_MAX_RESTARTS"), "2");
+	assert_string_equal(dist_env_get(&env, "TORCHELASTIC_RUN_ID"), "4242");
+	assert_string_equal(dist_env_get(&env, "TORCHELASTIC_ERROR_FILE"),
+	                    "/tmp/dist.x/torchelastic-error.5.json");
+	dist_env_free(&env);
+}
+
+/* JAX_LOCAL_DEVICE_IDS for GPUS seen by a task that is LOCAL_RANK of
+ * LOCAL_SIZE on its node; NULL: not set. */
+static void assert_jax_ids(uint32_t gpus, uint32_t local_rank, uint32_t local_size,
+                           const char *expected)
+{
+	struct dist_world w = world("ib0");
+	struct dist_env env;
+	struct dist_err err = {{0}};
+	const char *ids;
+
+	w.local_gpus = gpus;
+	w.local_rank = local_rank;
+	w.local_size = local_size;
+	dist_env_init(&env);
+	assert_int_equal(dist_mode_ddp.build_env(&w, &env, &err), 0);
+	ids = dist_env_get(&env, "JAX_LOCAL_DEVICE_IDS");
+	if (expected)
+		assert_string_equal(ids, expected);
+	else
+		assert_null(ids);
+	dist_env_free(&env);
+}
+
+static void test_jax_local_device_ids(void **state)
+{
+	(void)state;
+	assert_jax_ids(1, 3, 4, "0");       /* --gpus-per-task=1: its own GPU is 0 */
+	assert_jax_ids(4, 3, 4, "3");       /* the node's 4 GPUs, one each */
+	assert_jax_ids(8, 3, 4, "3");       /* more GPUs than tasks: one each */
+	assert_jax_ids(4, 0, 1, "0,1,2,3"); /* one task using the node's GPUs */
+	assert_jax_ids(2, 3, 4, NULL);      /* fewer GPUs than tasks: unclear */
+	assert_jax_ids(0, 3, 4, NULL);      /* no GPU */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_ddp_env_with_ifname),
 	        cmocka_unit_test(test_ddp_env_without_ifname),
 	        cmocka_unit_test(test_ddp_env_extremes),
+	        cmocka_unit_test(test_ddp_env_requeued),
+	        cmocka_unit_test(test_jax_local_device_ids),
 	};
 
 	return cmocka_run_group_tests_name("mode_ddp", tests, NULL, NULL);
