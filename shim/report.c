@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dist_errfile.h"
@@ -16,8 +17,8 @@
 /* torch writes a message and a Python call stack: far below this. */
 #define ERRFILE_MAX (4 * 1024 * 1024)
 
-/* Until PROGRAM (the watcher's parent, which became the program) ends: a
- * pidfd where the kernel has them (no wake-ups), else the parent changing. */
+/* Until PROGRAM (which the shim became) ends: a pidfd where the kernel has
+ * them (no wake-ups), else polling whether it still exists. */
 static void wait_for_end(pid_t program)
 {
 	int fd = (int)syscall(SYS_pidfd_open, program, 0);
@@ -29,7 +30,7 @@ static void wait_for_end(pid_t program)
 		close(fd);
 		return;
 	}
-	while (getppid() == program)
+	while (kill(program, 0) == 0 || errno == EPERM)
 		sleep(1);
 }
 
@@ -83,13 +84,23 @@ static void watch(pid_t program, const char *path)
 void report_arm(void)
 {
 	const char *file = getenv("TORCHELASTIC_ERROR_FILE");
-	pid_t program = getpid();
+	pid_t program = getpid(), child;
 	char *path;
 
 	if (!file || file[0] != '/')
 		return;
 	path = strdup(file);
-	if (path && fork() == 0)
-		watch(program, path);
+	/* Twice: the watcher must not be the program's child, or a program
+	 * that waits for any child (wait(), waitpid(-1)) would find it. The
+	 * middle process ends at once and is reaped here, before the exec. */
+	child = path ? fork() : -1;
+	if (child == 0) {
+		if (fork() == 0)
+			watch(program, path);
+		_exit(0);
+	}
+	if (child > 0)
+		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+			;
 	free(path);
 }

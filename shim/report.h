@@ -1,9 +1,10 @@
 /* After the program: which rank failed and with what error, read from the
  * error file torch's @record wrote (TORCHELASTIC_ERROR_FILE), as torchrun's
  * summary names it. The shim execs the program in its own place, so the
- * report comes from a small watcher forked just before: it holds no file
- * but stderr, sleeps until the program has ended, prints one line when the
- * file has an error, and exits. */
+ * report comes from a small watcher forked just before (twice, so that it is
+ * not the program's child): it holds no file but stderr, sleeps until the
+ * program has ended, prints one line when the file has an error, and
+ * exits. */
 #ifndef SHIM_REPORT_H
 #define SHIM_REPORT_H
 
