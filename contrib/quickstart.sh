@@ -7,11 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd)
 build=${BUILD_DIR:-build}
+case $build in /*) ;; *) build=$src/$build ;; esac
 
 bash contrib/install-deps.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$build" -j"$(nproc)"
-TC_PLUGIN=$src/$build/spank/spank_dist.so TC_SHIM=$src/$build/shim/dist-shim \
+TC_PLUGIN=$build/spank/spank_dist.so TC_SHIM=$build/shim/dist-shim \
 	contrib/slurm/testcluster.sh up
 eval "$(contrib/slurm/testcluster.sh env)"
 
