@@ -1,6 +1,7 @@
 #include "doctor.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <hwloc.h>
 #include <infiniband/verbs.h>
@@ -21,6 +22,7 @@
 #include "doctor_plugstack.h"
 #include "netlocal.h"
 #include "rdma.h"
+#include "readall.h"
 #include "slurm_compat.h"
 
 #define PORT_RANGE_SYSCTL "/proc/sys/net/ipv4/ip_local_port_range"
@@ -58,28 +60,11 @@ static void report(struct doctor *d, enum verdict v, const char *what, const cha
 /* The whole file, NUL-terminated (a plugin or hccn.conf: no fixed limit). */
 static char *read_all(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL, *grown;
-	size_t cap = 0, n = 0, got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf = fd >= 0 ? readall_fd(fd, 0, len) : NULL;
 
-	if (!f)
-		return NULL;
-	do {
-		if (cap - n < 4096) {
-			grown = realloc(buf, cap = cap ? cap * 2 : 65536);
-			if (!grown) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = grown;
-		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-	} while (got > 0);
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
+	if (fd >= 0)
+		close(fd);
 	return buf;
 }
 

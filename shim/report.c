@@ -13,6 +13,7 @@
 
 #include "dist_errfile.h"
 #include "msg.h"
+#include "readall.h"
 
 /* torch writes a message and a Python call stack: far below this. */
 #define ERRFILE_MAX (4 * 1024 * 1024)
@@ -38,27 +39,10 @@ static void wait_for_end(pid_t program)
 static char *read_file(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	size_t used = 0, cap = 4096;
-	char *text = fd >= 0 ? malloc(cap) : NULL;
-	ssize_t n = 0;
+	char *text = fd >= 0 ? readall_fd(fd, ERRFILE_MAX, NULL) : NULL;
 
-	while (text && (n = read(fd, text + used, cap - 1 - used)) > 0) {
-		used += (size_t)n;
-		if (used == cap - 1 && cap < ERRFILE_MAX) {
-			char *bigger = realloc(text, cap * 2);
-
-			if (!bigger)
-				break;
-			text = bigger;
-			cap *= 2;
-		} else if (used == cap - 1) {
-			break;
-		}
-	}
 	if (fd >= 0)
 		close(fd);
-	if (text)
-		text[used] = '\0';
 	return text;
 }
 

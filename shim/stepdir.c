@@ -11,6 +11,7 @@
 
 #include "dist_launch.h"
 #include "dist_protocol.h"
+#include "readall.h"
 
 /* Opens NAME under PARENT (PATH for messages), a directory this user owns
  * that no one else can use; refuses anything else, naming why. */
@@ -173,31 +174,15 @@ int stepdir_wait(const struct stepdir *dir, const char *name, unsigned timeout_s
 int stepdir_read(const struct stepdir *dir, const char *name, char **content, struct dist_err *err)
 {
 	int fd = openat(dir->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	size_t used = 0, cap = 4096;
-	char *buf = malloc(cap);
-	ssize_t n = 0;
 
-	while (fd >= 0 && buf && (n = read(fd, buf + used, cap - used - 1)) > 0) {
-		char *grown;
-
-		used += (size_t)n;
-		if (cap - used > 1)
-			continue;
-		grown = realloc(buf, cap *= 2);
-		if (!grown)
-			break;
-		buf = grown;
-	}
-	if (fd < 0 || !buf || n != 0) {
+	*content = fd >= 0 ? readall_fd(fd, 0, NULL) : NULL;
+	if (!*content) {
 		int saved = errno;
 
 		if (fd >= 0)
 			close(fd);
-		free(buf);
 		return dist_err_set(err, "cannot read %s/%s: %s", dir->path, name, strerror(saved));
 	}
 	close(fd);
-	buf[used] = '\0';
-	*content = buf;
 	return 0;
 }
