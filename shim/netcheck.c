@@ -130,17 +130,13 @@ int netcheck_listen(uint16_t port, struct netcheck_listener **out, struct dist_e
 int netcheck_listen_any(const struct dist_port_range *range, uint16_t first,
                         struct netcheck_listener **out, struct dist_err *err)
 {
-	uint16_t port = first;
+	uint16_t port;
+	int fd = netlocal_listen_any(range, first, 0, &port);
 
-	for (unsigned i = 0; i < DIST_PORT_TRIES; i++) {
-		int fd = netlocal_listen(port);
-
-		if (fd >= 0)
-			return start(fd, port, out, err);
-		port = port < range->hi ? port + 1 : range->lo;
-	}
-	return dist_err_set(err, "network check: no free port in %u-%u from %u on", range->lo,
-	                    range->hi, first);
+	if (fd < 0)
+		return dist_err_set(err, "network check: no free port in %u-%u from %u on",
+		                    range->lo, range->hi, first);
+	return start(fd, port, out, err);
 }
 
 uint16_t netcheck_listener_port(const struct netcheck_listener *l)

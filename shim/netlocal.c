@@ -129,3 +129,24 @@ int netlocal_listen(uint16_t port)
 	}
 	return fd;
 }
+
+struct listen_try {
+	uint16_t avoid;
+	int fd;
+};
+
+static bool try_listen(uint16_t port, void *ctx)
+{
+	struct listen_try *t = ctx;
+
+	return port != t->avoid && (t->fd = netlocal_listen(port)) >= 0;
+}
+
+int netlocal_listen_any(const struct dist_port_range *range, uint16_t first, uint16_t avoid,
+                        uint16_t *port)
+{
+	struct listen_try t = {.avoid = avoid, .fd = -1};
+	struct dist_err ignored;
+
+	return dist_port_pick(range, first, try_listen, &t, port, &ignored) == 0 ? t.fd : -1;
+}

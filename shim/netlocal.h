@@ -7,6 +7,7 @@
 
 #include "dist_err.h"
 #include "dist_net.h"
+#include "dist_port.h"
 
 /* Addresses of the interfaces that are up, in the kernel's order. */
 int netlocal_addrs(struct dist_addr_list *list, struct dist_err *err);
@@ -22,5 +23,11 @@ bool netlocal_port_free(uint16_t port, void *unused);
 
 /* A non-blocking socket listening on PORT on every address, or -1. */
 int netlocal_listen(uint16_t port);
+
+/* The same on the first port of RANGE, from FIRST on (dist_port_pick's
+ * walk), other than AVOID (0: none), that can be bound: the socket, its
+ * port in *PORT; -1 when none can. */
+int netlocal_listen_any(const struct dist_port_range *range, uint16_t first, uint16_t avoid,
+                        uint16_t *port);
 
 #endif

@@ -101,21 +101,15 @@ static int random_bytes(void *buf, size_t len)
 int relay_listen_any(const struct dist_port_range *range, uint16_t first, uint16_t avoid,
                      struct relay_params *p, struct dist_err *err)
 {
-	uint16_t port = first;
-
 	if (random_bytes(p->key, sizeof(p->key)))
 		return dist_err_set(err, "cannot draw a key for the launcher relay: %s",
 		                    strerror(errno));
 	p->have_key = true;
-	for (unsigned i = 0; i < DIST_PORT_TRIES; i++) {
-		if (port != avoid && (p->listen_fd = netlocal_listen(port)) >= 0) {
-			p->port = port;
-			return 0;
-		}
-		port = port < range->hi ? port + 1 : range->lo;
-	}
-	return dist_err_set(err, "no free port for the launcher relay in %u-%u from %u on",
-	                    range->lo, range->hi, first);
+	p->listen_fd = netlocal_listen_any(range, first, avoid, &p->port);
+	if (p->listen_fd < 0)
+		return dist_err_set(err, "no free port for the launcher relay in %u-%u from %u on",
+		                    range->lo, range->hi, first);
+	return 0;
 }
 
 void relay_params_format(const struct relay_params *p, char text[RELAY_PARAMS_TEXT])
