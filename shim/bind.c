@@ -154,8 +154,15 @@ static int plan_from_topology(const struct dist_world *w, const struct stepdir *
 	          : topo_read(NULL, gpus, &view, err))
 		return -1;
 	in = input_of(&view, w->local_size);
-	if (share && w->local_rank == 0)
+	/* The plan first: the node's other tasks wait for it; the topology is
+	 * only for those that cannot take their line of it. */
+	if (share && w->local_rank == 0) {
 		bind_plan_share(share, &in, gpus, &ignored);
+		if (topo_share(share, err)) {
+			free_view(&view);
+			return -1;
+		}
+	}
 	rc = dist_bind_plan_for(&in, w->local_rank, plan, err);
 	if (rc == 0)
 		rc = topo_bind(plan->cpus, plan->ncpus, err);

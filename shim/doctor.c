@@ -20,6 +20,7 @@
 #include "dist_port.h"
 #include "dist_protocol.h"
 #include "doctor_plugstack.h"
+#include "module.h"
 #include "netlocal.h"
 #include "rdma.h"
 #include "readall.h"
@@ -166,6 +167,23 @@ static void check_shim(struct doctor *d)
 		       d->cfg.shim, strerror(errno));
 }
 
+/* The running shim's modules (module.h): each one a path may load. */
+static void check_modules(struct doctor *d)
+{
+	unsigned bad = 0;
+
+	for (int id = 0; id < MODULE_COUNT; id++) {
+		struct dist_err err = {{0}};
+
+		if (!module_get((enum module_id)id, &err)) {
+			report(d, FAIL, "modules", "%s", err.msg);
+			bad++;
+		}
+	}
+	if (!bad)
+		report(d, OK, "modules", "all %d load, each from this build", MODULE_COUNT);
+}
+
 static bool slurm_plugin_exists(struct doctor *d, const char *name)
 {
 	char *dirs = d->slurm->plugindir ? strdup(d->slurm->plugindir) : NULL;
@@ -294,7 +312,8 @@ static void check_devices(struct doctor *d)
 		bool active = false;
 		int gid = -1;
 
-		if (rdma_inspect(ibv_get_device_name(list[i]), &active, &gid, &err) != 0 || !active)
+		if (rdma_verbs_inspect(ibv_get_device_name(list[i]), &active, &gid, &err) != 0 ||
+		    !active)
 			down++;
 	}
 	if (list)
@@ -378,6 +397,7 @@ int doctor_run(const char *port_range)
 		}
 	}
 	check_shim(&d);
+	check_modules(&d);
 	check_pmix(&d);
 	check_ports(&d);
 	check_interface(&d);
@@ -391,3 +411,5 @@ int doctor_run(const char *port_range)
 		printf("dist-shim: doctor: %s: all OK\n", d.host);
 	return d.failed ? 1 : 0;
 }
+
+MODULE_EXPORT const struct doctor_module dist_shim_module_doctor = {MODULE_ABI, doctor_run};

@@ -12,8 +12,8 @@
 #include "dist_launch.h"
 #include "dist_mode.h"
 #include "dist_profile.h"
-#include "doctor.h"
 #include "launch.h"
+#include "module.h"
 #include "msg.h"
 #include "npu_local.h"
 #include "relay.h"
@@ -92,33 +92,33 @@ static int build_request(const struct cli *cli, const struct plan *plan, struct 
 	return 0;
 }
 
-/* Whether the shim runs the exchange through T. A program that does its own
+/* Whether the shim runs the exchange through the step's PMI. A program that does its own
  * PMI (mode mpi) needs the step's PMI after the shim: the shim leaves it
  * alone unless it is a PMIx server that lets the program connect after the
  * shim finalized (PMIx 5+, which the server announces in PMIX_VERSION:
  * dist_pmix_shareable). A PMI2 connection the shim finalized is gone. */
-static bool shim_exchanges(const struct wireup_transport *t, const struct dist_mode *mode)
+static bool shim_exchanges(enum wireup_pmi pmi, const struct dist_mode *mode)
 {
-	if (!t)
+	if (pmi == WIREUP_PMI_NONE)
 		return false;
 	if (!mode->program_uses_pmi)
 		return true;
-	return t == &wireup_transport_pmix && dist_pmix_shareable(getenv("PMIX_VERSION"));
+	return pmi == WIREUP_PMI_PMIX && dist_pmix_shareable(getenv("PMIX_VERSION"));
 }
 
 /* Why --check net cannot run: it gathers every node's result through the
  * shim's exchange, which this step does not give it. */
-static void no_check_without_exchange(const struct wireup_transport *exchange,
-                                      const struct dist_mode *mode, struct dist_err *why)
+static void no_check_without_exchange(enum wireup_pmi pmi, const struct dist_mode *mode,
+                                      struct dist_err *why)
 {
-	if (!exchange)
+	if (pmi == WIREUP_PMI_NONE)
 		dist_err_set(why, "--dist-check=net gathers every node's result through PMIx or "
 		                  "PMI2: launch with --mpi=pmix or --mpi=pmi2");
 	else
 		dist_err_set(why,
 		             "--dist-check=net needs the step's %s, which --dist-mode=%s leaves "
 		             "to the program here; check with a --dist-mode=ddp step first",
-		             exchange->name, mode->name);
+		             wireup_pmi_name(pmi), mode->name);
 }
 
 /* LOCAL_FAILURE: why this task cannot start, or NULL. */
@@ -129,15 +129,15 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 	struct wireup_request req;
 	struct dist_port_range hccl;
 	struct dist_err bad_request = {{0}};
-	const struct wireup_transport *exchange = wireup_transport_find();
+	enum wireup_pmi pmi = wireup_pmi_of_step();
 
 	if (build_request(cli, plan, &req, &hccl, &bad_request) && !local_failure)
 		local_failure = bad_request.msg;
 	w->roles = plan->roles;
 	w->npu_isolate = cli->npu_isolate;
 	w->hccl_base_port = plan->mode->needs_npus ? npu_hccl_base_port(&hccl) : 0;
-	if (shim_exchanges(exchange, plan->mode))
-		return wireup_exchange(exchange, &req, local_failure, w, err);
+	if (shim_exchanges(pmi, plan->mode))
+		return wireup_exchange(pmi, &req, local_failure, w, err);
 	if (!local_failure && (req.needs_tasks || req.node_extra)) {
 		snprintf(bad_request.msg, sizeof(bad_request.msg),
 		         "--dist-mode=%s gathers what every node finds for it (ports, devices), "
@@ -147,14 +147,14 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 		local_failure = bad_request.msg;
 	}
 	if (!local_failure && cli->check.net) {
-		no_check_without_exchange(exchange, plan->mode, &bad_request);
+		no_check_without_exchange(pmi, plan->mode, &bad_request);
 		local_failure = bad_request.msg;
 	}
 	if (local_failure) {
 		/* No exchange to tell the others through: only this task stops,
 		 * unless the step's PMI can end the step for it. */
 		snprintf(err->msg, sizeof(err->msg), "%s", local_failure);
-		return exchange ? WIREUP_FAILED_UNSHARED : WIREUP_FAILED;
+		return pmi != WIREUP_PMI_NONE ? WIREUP_FAILED_UNSHARED : WIREUP_FAILED;
 	}
 	if (wireup_slurm_available())
 		return wireup_slurm(&req, w, err) ? WIREUP_FAILED : WIREUP_OK;
@@ -315,7 +315,7 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 	world.launcher = cli->launcher;
 	if (plan->mode->program_uses_pmi) {
 		world.ompi = launch_probe_ompi();
-		world.step_has_pmix = wireup_transport_pmix.available();
+		world.step_has_pmix = wireup_pmi_of_step() == WIREUP_PMI_PMIX;
 	}
 	if (result == WIREUP_OK && cli->launcher && check_launcher_form(&world, &err))
 		result = WIREUP_FAILED;
@@ -444,6 +444,19 @@ static int run(struct cli *cli)
 	return rc;
 }
 
+/* --doctor, from its module: it needs every library the others load. */
+static int doctor(const char *port_range)
+{
+	struct dist_err err = {{0}};
+	const struct doctor_module *m = module_get(MODULE_DOCTOR, &err);
+
+	if (!m) {
+		msg_error("%s", err.msg);
+		return 1;
+	}
+	return m->run(port_range);
+}
+
 int main(int argc, char **argv)
 {
 	struct dist_err err = {{0}};
@@ -462,7 +475,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (cli.action == CLI_DOCTOR)
-		return doctor_run(cli.port_range);
+		return doctor(cli.port_range);
 	if (cli.action == CLI_EXPLAIN_NODE) {
 		if (bind_explain_node(cli.topology,
 		                      cli.gpus ? cli.gpus : getenv("CUDA_VISIBLE_DEVICES"),

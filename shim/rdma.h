@@ -10,5 +10,8 @@
 /* Port 1 of NIC: ACTIVE or not, and its RoCE v2 IPv4 GID index (-1 on
  * InfiniBand or when there is none). -1 when libibverbs cannot open NIC. */
 int rdma_inspect(const char *nic, bool *active, int *gid_index, struct dist_err *err);
+/* The same through libibverbs itself (rdma_verbs.c, in the module and the
+ * doctor); rdma_inspect loads the module. */
+int rdma_verbs_inspect(const char *nic, bool *active, int *gid_index, struct dist_err *err);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "dist_protocol.h"
 #include "dist_slurmenv.h"
+#include "module.h"
 #include "msg.h"
 #include "netlocal.h"
 
@@ -51,6 +52,16 @@ static volatile sig_atomic_t child_started;
 /* Signals that came before the child existed, one bit each. */
 static volatile sig_atomic_t early_sigs;
 static struct sigaction saved_actions[NSIGS];
+
+/* OpenSSL's HMAC, from its module (module.h): loaded by the launcher form's
+ * tasks only, before the relay starts. */
+static const struct relay_mac_module *macs;
+
+static int load_macs(struct dist_err *err)
+{
+	macs = module_get(MODULE_CRYPTO, err);
+	return macs ? 0 : -1;
+}
 
 static void note_signal(int sig)
 {
@@ -283,8 +294,8 @@ static void check_hello(struct relay *r, struct conn *c)
 	uint8_t want[DIST_RELAY_MAC_LEN], ack[DIST_RELAY_MAC_LEN];
 
 	memcpy(c->np, c->hello + 4, sizeof(c->np));
-	dist_relay_mac(r->p->key, DIST_RELAY_PEER, c->n0, c->np, rank, 0, want);
-	if (!dist_relay_mac_equal(want, c->hello + 4 + DIST_RELAY_NONCE_LEN)) {
+	macs->mac(r->p->key, DIST_RELAY_PEER, c->n0, c->np, rank, 0, want);
+	if (!macs->equal(want, c->hello + 4 + DIST_RELAY_NONCE_LEN)) {
 		refuse(r, c, "it does not have the step's key");
 		return;
 	}
@@ -292,7 +303,7 @@ static void check_hello(struct relay *r, struct conn *c)
 		refuse(r, c, "its rank is not a waiting task's or is taken");
 		return;
 	}
-	dist_relay_mac(r->p->key, DIST_RELAY_ACK, c->n0, c->np, rank, 0, ack);
+	macs->mac(r->p->key, DIST_RELAY_ACK, c->n0, c->np, rank, 0, ack);
 	if (send_all(c->fd, ack, sizeof(ack))) {
 		refuse(r, c, "it does not read");
 		return;
@@ -388,7 +399,7 @@ static void tell_peers(struct relay *r, int status)
 
 		if (c->fd < 0)
 			continue;
-		dist_relay_mac(r->p->key, DIST_RELAY_STATUS, c->n0, c->np, i + 1, msg[1], msg + 2);
+		macs->mac(r->p->key, DIST_RELAY_STATUS, c->n0, c->np, i + 1, msg[1], msg + 2);
 		(void)send_all(c->fd, msg, sizeof(msg));
 		close(c->fd);
 	}
@@ -458,6 +469,8 @@ int relay_run_launcher(struct relay_params *p, const struct dist_world *w, const
 
 	if (p->listen_fd < 0)
 		return dist_err_set(err, "the launcher relay is not listening");
+	if (load_macs(err))
+		return -1;
 	r.peers = calloc(r.npeers ? r.npeers : 1, sizeof(*r.peers));
 	if (!r.peers)
 		return dist_err_set(err, "out of memory");
@@ -544,11 +557,11 @@ static int handshake(int fd, const struct relay_params *p, uint32_t rank, uint8_
 	for (int i = 0; i < 4; i++)
 		hello[i] = (uint8_t)(rank >> (24 - 8 * i));
 	memcpy(hello + 4, np, DIST_RELAY_NONCE_LEN);
-	dist_relay_mac(p->key, DIST_RELAY_PEER, n0, np, rank, 0, hello + 4 + DIST_RELAY_NONCE_LEN);
+	macs->mac(p->key, DIST_RELAY_PEER, n0, np, rank, 0, hello + 4 + DIST_RELAY_NONCE_LEN);
 	if (send_all(fd, hello, sizeof(hello)) || read_within(fd, ack, sizeof(ack), HANDSHAKE_S))
 		return -1;
-	dist_relay_mac(p->key, DIST_RELAY_ACK, n0, np, rank, 0, want);
-	return dist_relay_mac_equal(ack, want) ? 0 : -1;
+	macs->mac(p->key, DIST_RELAY_ACK, n0, np, rank, 0, want);
+	return macs->equal(ack, want) ? 0 : -1;
 }
 
 static void ignore_signal(int sig)
@@ -586,8 +599,8 @@ static int read_status(int fd, const struct relay_params *p, uint32_t rank, cons
 			continue;
 		if (kind != MSG_STATUS || read_within(fd, rest, sizeof(rest), HANDSHAKE_S))
 			break;
-		dist_relay_mac(p->key, DIST_RELAY_STATUS, n0, np, rank, rest[0], want);
-		if (!dist_relay_mac_equal(want, rest + 1))
+		macs->mac(p->key, DIST_RELAY_STATUS, n0, np, rank, rest[0], want);
+		if (!macs->equal(want, rest + 1))
 			break;
 		return rest[0];
 	}
@@ -606,6 +619,8 @@ int relay_wait(const struct relay_params *p, const struct dist_world *w, unsigne
 	int fd, rc, status;
 
 	snprintf(where, sizeof(where), "%s:%u", w->master_addr, p->port);
+	if (load_macs(err))
+		return -1;
 	if (inet_pton(AF_INET, w->master_addr, &sa.sin_addr) != 1)
 		return dist_err_set(err, "the launcher task's address '%s' is not IPv4",
 		                    w->master_addr);

@@ -25,10 +25,14 @@ struct topo_view {
 int topo_read(const char *xml_file, const char *gpus, struct topo_view *view, struct dist_err *err);
 
 /* This machine's topology, discovered once per node: the node's first task
- * (LEADER) discovers it and shares it as XML in SHARE; the others read that
- * (waiting at most TIMEOUT_S, then discovering it themselves). */
+ * (LEADER) discovers it and shares it (topo_share) in SHARE; the others read
+ * that (waiting at most TIMEOUT_S, then discovering it themselves). */
 int topo_read_shared(const struct stepdir *share, bool leader, unsigned timeout_s, const char *gpus,
                      struct topo_view *view, struct dist_err *err);
+
+/* Writes the topology last read into SHARE, as XML, for the node's tasks
+ * that cannot take their line of the node's binding plan. */
+int topo_share(const struct stepdir *share, struct dist_err *err);
 
 /* Binds this process to CPUS (of the topology last read for this machine). */
 int topo_bind(const uint32_t *cpus, size_t n, struct dist_err *err);

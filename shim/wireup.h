@@ -43,18 +43,19 @@ enum wireup_result {
 	WIREUP_TIMED_OUT,       /* the fence failed or the others never all arrived: abort */
 };
 
-struct wireup_transport;
-
-/* The exchange this task can use: PMIx when it has a PMIx server
- * (PMIX_NAMESPACE), else Slurm's PMI2 (PMI_FD, srun --mpi=pmi2), else NULL. */
-const struct wireup_transport *wireup_transport_find(void);
+/* The step's PMI, from what its launcher put in the environment: PMIx when
+ * it has a PMIx server (PMIX_NAMESPACE), else Slurm's PMI2 (PMI_FD and
+ * PMI_RANK, srun --mpi=pmi2), else none. Loads nothing. */
+enum wireup_pmi { WIREUP_PMI_NONE, WIREUP_PMI_PMIX, WIREUP_PMI_PMI2 };
+enum wireup_pmi wireup_pmi_of_step(void);
+const char *wireup_pmi_name(enum wireup_pmi pmi); /* "PMIx", "PMI2", for messages */
 /* LOCAL_FAILURE, when not NULL, says why this task cannot start. It still
  * joins the one fence: a node's first task reports it in its node record,
  * so every task learns of it there and none starts the program; any other
  * task aborts the step after the fence. Nobody waits out the timeout. */
-enum wireup_result wireup_exchange(const struct wireup_transport *t,
-                                   const struct wireup_request *req, const char *local_failure,
-                                   struct dist_world *w, struct dist_err *err);
+enum wireup_result wireup_exchange(enum wireup_pmi pmi, const struct wireup_request *req,
+                                   const char *local_failure, struct dist_world *w,
+                                   struct dist_err *err);
 /* Ends the whole step at once (after a timeout: someone is stuck), through
  * the exchange this task used or, if none, the one it has. */
 void wireup_abort(const char *why);

@@ -10,6 +10,7 @@
 
 #include "dist_record.h"
 #include "dist_slurmenv.h"
+#include "module.h"
 #include "msg.h"
 #include "netlocal.h"
 #include "relay.h"
@@ -26,14 +27,33 @@
 /* The transport this task wired up through, for wireup_abort/finalize. */
 static const struct wireup_transport *used;
 
-const struct wireup_transport *wireup_transport_find(void)
+enum wireup_pmi wireup_pmi_of_step(void)
 {
-	if (wireup_transport_pmix.available())
-		return &wireup_transport_pmix;
-	if (wireup_transport_pmi2.available())
-		return &wireup_transport_pmi2;
-	return NULL;
+	if (getenv("PMIX_NAMESPACE"))
+		return WIREUP_PMI_PMIX;
+	if (getenv("PMI_FD") && getenv("PMI_RANK"))
+		return WIREUP_PMI_PMI2;
+	return WIREUP_PMI_NONE;
 }
+
+const char *wireup_pmi_name(enum wireup_pmi pmi)
+{
+	return pmi == WIREUP_PMI_PMIX ? "PMIx" : pmi == WIREUP_PMI_PMI2 ? "PMI2" : "no PMI";
+}
+
+/* PMI's transport, from its module; NULL (ERR) when it cannot be loaded. */
+static const struct wireup_transport *load_transport(enum wireup_pmi pmi, struct dist_err *err)
+{
+	const struct transport_module *m;
+
+	if (pmi == WIREUP_PMI_NONE)
+		return NULL;
+	m = module_get(pmi == WIREUP_PMI_PMIX ? MODULE_PMIX : MODULE_PMI2, err);
+	return m ? m->transport : NULL;
+}
+
+/* What a transport may call back into (wireup_transport.h). */
+static const struct wireup_host host = {.slurm_node_of = wireup_slurm_node_of};
 
 /* Rank 0 finds the port: one more thing that can fail before anyone starts. */
 static int put_port(const struct wireup_transport *t, const struct wireup_request *req,
@@ -457,16 +477,21 @@ static void prepare_contribution(const struct wireup_transport *t, const struct 
 		put_node_record(t, req, w, local, mine);
 }
 
-enum wireup_result wireup_exchange(const struct wireup_transport *t,
-                                   const struct wireup_request *req, const char *local_failure,
-                                   struct dist_world *w, struct dist_err *err)
+enum wireup_result wireup_exchange(enum wireup_pmi pmi, const struct wireup_request *req,
+                                   const char *local_failure, struct dist_world *w,
+                                   struct dist_err *err)
 {
+	const struct wireup_transport *t = load_transport(pmi, err);
 	struct dist_addr_list local = {.count = 0};
 	struct dist_err mine = {{0}};
 	enum wireup_result result;
 
+	/* Without its module this task cannot join the fence: the others
+	 * wait for it until their timeout. */
+	if (!t)
+		return WIREUP_FAILED;
 	used = t;
-	if (t->init(w, err))
+	if (t->init(&host, w, err))
 		return WIREUP_FAILED;
 	w->local_gpus = wireup_local_gpus();
 	msg_set_rank(w->rank); /* errors from here on name the rank */
@@ -496,7 +521,9 @@ enum wireup_result wireup_exchange(const struct wireup_transport *t,
 
 void wireup_abort(const char *why)
 {
-	const struct wireup_transport *t = used ? used : wireup_transport_find();
+	struct dist_err ignored;
+	const struct wireup_transport *t =
+	        used ? used : load_transport(wireup_pmi_of_step(), &ignored);
 
 	if (t)
 		t->abort(why);

@@ -14,7 +14,7 @@
 
 #include "dist_pmimap.h"
 #include "dist_slurmenv.h"
-#include "wireup.h"
+#include "module.h"
 #include "wireup_transport.h"
 
 static bool initialized;
@@ -48,7 +48,7 @@ static int cross_check(const char *name, uint32_t pmi2_value, struct dist_err *e
 }
 
 /* This task's node and place on it, from PMI_process_mapping. */
-static int read_layout(struct dist_world *w, struct dist_err *err)
+static int read_layout(const struct wireup_host *host, struct dist_world *w, struct dist_err *err)
 {
 	char mapping[PMI2_MAX_ATTRVALUE + 1];
 	uint32_t nnodes;
@@ -71,7 +71,7 @@ static int read_layout(struct dist_world *w, struct dist_err *err)
 	if (getenv("SLURM_STEP_NUM_NODES") &&
 	    dist_parse_u32(getenv("SLURM_STEP_NUM_NODES"), &nnodes) == 0 && nnodes != w->nnodes) {
 		w->nnodes = nnodes;
-		if (wireup_slurm_node_of(w->size, w->nnodes, node_of, err))
+		if (host->slurm_node_of(w->size, w->nnodes, node_of, err))
 			return -1;
 	}
 	w->node_rank = node_of[w->rank];
@@ -84,7 +84,7 @@ static int read_layout(struct dist_world *w, struct dist_err *err)
 	return 0;
 }
 
-static int pmi2_init(struct dist_world *w, struct dist_err *err)
+static int pmi2_init(const struct wireup_host *host, struct dist_world *w, struct dist_err *err)
 {
 	int spawned = 0, size = 0, rank = -1, appnum = 0;
 	int rc = PMI2_Init(&spawned, &size, &rank, &appnum);
@@ -100,7 +100,7 @@ static int pmi2_init(struct dist_world *w, struct dist_err *err)
 	rc = PMI2_Job_GetId(job_id, sizeof(job_id));
 	if (rc != PMI2_SUCCESS)
 		return pmi2_fail(err, "Job_GetId", rc);
-	if (read_layout(w, err) || cross_check("SLURM_PROCID", w->rank, err) ||
+	if (read_layout(host, w, err) || cross_check("SLURM_PROCID", w->rank, err) ||
 	    cross_check("SLURM_NTASKS", w->size, err) ||
 	    cross_check("SLURM_STEP_NUM_NODES", w->nnodes, err) ||
 	    cross_check("SLURM_NODEID", w->node_rank, err) ||
@@ -241,7 +241,7 @@ static void pmi2_finalize(void)
 	initialized = false;
 }
 
-const struct wireup_transport wireup_transport_pmi2 = {
+static const struct wireup_transport pmi2_transport = {
         .name = "PMI2",
         .max_value = PMI2_MAX_VALLEN,
         .available = pmi2_available,
@@ -254,3 +254,5 @@ const struct wireup_transport wireup_transport_pmi2 = {
         .abort = pmi2_abort,
         .finalize = pmi2_finalize,
 };
+
+MODULE_EXPORT const struct transport_module dist_shim_module_pmi2 = {MODULE_ABI, &pmi2_transport};

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "module.h"
 #include "wireup_transport.h"
 
 static pmix_proc_t me;
@@ -62,10 +63,11 @@ static int get_u32(pmix_rank_t rank, const char *key, uint32_t *out, struct dist
 	return 0;
 }
 
-static int pmix_init(struct dist_world *w, struct dist_err *err)
+static int pmix_init(const struct wireup_host *host, struct dist_world *w, struct dist_err *err)
 {
 	pmix_status_t rc = PMIx_Init(&me, NULL, 0);
 
+	(void)host; /* PMIx describes every layout itself */
 	if (rc != PMIX_SUCCESS)
 		return pmix_fail(err, "Init", rc);
 	initialized = true;
@@ -224,7 +226,7 @@ static void pmix_finalize(void)
 	initialized = false;
 }
 
-const struct wireup_transport wireup_transport_pmix = {
+static const struct wireup_transport pmix_transport = {
         .name = "PMIx",
         .max_value = SIZE_MAX,
         .available = pmix_available,
@@ -237,3 +239,5 @@ const struct wireup_transport wireup_transport_pmix = {
         .abort = pmix_abort,
         .finalize = pmix_finalize,
 };
+
+MODULE_EXPORT const struct transport_module dist_shim_module_pmix = {MODULE_ABI, &pmix_transport};

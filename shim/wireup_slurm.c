@@ -3,8 +3,6 @@
  * runs which ranks, the nodes' addresses). With no exchange, every task
  * computes the same port from the job and step ids, and the master address
  * is the address Slurm itself uses for rank 0's node (its NodeAddr). */
-#include <errno.h>
-#include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +10,9 @@
 #include "dist_protocol.h"
 #include "dist_slurmenv.h"
 #include "dist_stepnodes.h"
+#include "module.h"
 #include "msg.h"
 #include "netlocal.h"
-#include "slurm_compat.h"
 #include "wireup.h"
 
 bool wireup_slurm_available(void)
@@ -98,47 +96,13 @@ static int read_ranks(struct dist_world *w, uint32_t **counts, struct dist_err *
 
 int wireup_slurm_node_of(uint32_t size, uint32_t nnodes, uint32_t *node_of, struct dist_err *err)
 {
-	slurm_step_id_t id = {.step_het_comp = NO_VAL};
-	slurm_step_layout_t *layout;
-	uint32_t placed = 0;
-	int rc = -1;
+	const struct slurmctld_module *ctld;
+	uint32_t job, step;
 
-	if (env_u32("SLURM_JOB_ID", &id.job_id, err) || env_u32("SLURM_STEP_ID", &id.step_id, err))
+	if (env_u32("SLURM_JOB_ID", &job, err) || env_u32("SLURM_STEP_ID", &step, err) ||
+	    !(ctld = module_get(MODULE_SLURM, err)))
 		return -1;
-	slurm_init(NULL);
-	layout = slurm_job_step_layout_get(&id);
-	if (!layout || !layout->tasks || !layout->tids)
-		return dist_err_set(err,
-		                    "cannot ask slurmctld where the step's ranks run (%s); export "
-		                    "MASTER_ADDR or launch with --mpi=pmix",
-		                    slurm_strerror(errno));
-	if (layout->node_cnt != nnodes || layout->task_cnt != size) {
-		dist_err_set(
-		        err,
-		        "slurmctld describes step %u.%u with %u nodes and %u tasks, not %u and %u",
-		        id.job_id, id.step_id, layout->node_cnt, layout->task_cnt, nnodes, size);
-		goto out;
-	}
-	for (uint32_t r = 0; r < size; r++)
-		node_of[r] = UINT32_MAX;
-	for (uint32_t i = 0; i < nnodes; i++)
-		for (uint32_t j = 0; j < layout->tasks[i]; j++, placed++)
-			if (layout->tids[i][j] >= size ||
-			    node_of[layout->tids[i][j]] != UINT32_MAX) {
-				dist_err_set(
-				        err,
-				        "slurmctld's layout of step %u.%u is not one node per rank",
-				        id.job_id, id.step_id);
-				goto out;
-			} else {
-				node_of[layout->tids[i][j]] = i;
-			}
-	rc = placed == size ? 0
-	                    : dist_err_set(err, "slurmctld's layout of step %u.%u misses ranks",
-	                                   id.job_id, id.step_id);
-out:
-	slurm_job_step_layout_free(layout);
-	return rc;
+	return ctld->step_layout(job, step, size, nnodes, node_of, err);
 }
 
 /* The step's node order (rank 0's node first, then the nodes by their
@@ -205,102 +169,90 @@ out:
 	return rc;
 }
 
-/* The NodeAddr ADDR of NODE (NULL: the step's first node) as an IPv4
- * address. */
-static int resolve_node_addr(const char *node, const char *addr, char *addr_out,
+/* The NodeAddr ADDR of the step's node NAME (or, from srun's plugin, the
+ * step's Kth node) as an IPv4 address. */
+static int resolve_node_addr(const char *name, uint32_t k, const char *addr, char *addr_out,
                              struct dist_err *err)
 {
 	uint32_t ip;
+	char node[64];
 
+	if (name)
+		snprintf(node, sizeof(node), "node %s", name);
+	else
+		snprintf(node, sizeof(node), "the step's node %u", k);
 	if (netlocal_resolve(addr, &ip) != 0)
 		return dist_err_set(err,
-		                    "NodeAddr '%s' of %s%s does not resolve to an IPv4 "
-		                    "address; export MASTER_ADDR or launch with --mpi=pmix",
-		                    addr, node ? "node " : "the step's first node",
-		                    node ? node : "");
+		                    "NodeAddr '%s' of %s does not resolve to an IPv4 address; "
+		                    "export MASTER_ADDR or launch with --mpi=pmix",
+		                    addr, node);
 	dist_ipv4_format(ip, addr_out);
 	return 0;
 }
 
-/* NODE's NodeAddr in MSG, as an IPv4 address. */
-static int address_of(const node_info_msg_t *msg, const char *node, char *addr_out,
-                      struct dist_err *err)
-{
-	const node_info_t *info = NULL;
+/* The names and NodeAddrs of SLURM_STEP_NODELIST's nodes in Slurm's order,
+ * from slurmctld (only node ONLY's with ONLY < NNODES): see module.h. */
+struct step_addrs {
+	char **names, **addrs;
+	uint32_t count;
+};
 
-	for (uint32_t i = 0; msg && i < msg->record_count && !info; i++)
-		if (msg->node_array[i].name && strcmp(msg->node_array[i].name, node) == 0)
-			info = &msg->node_array[i];
-	if (!info || !info->node_addr)
-		return dist_err_set(
-		        err,
-		        "slurmctld did not describe node %s; export MASTER_ADDR or launch "
-		        "with --mpi=pmix",
-		        node);
-	return resolve_node_addr(node, info->node_addr, addr_out, err);
+static void step_addrs_free(struct step_addrs *a)
+{
+	for (uint32_t i = 0; i < a->count; i++) {
+		free(a->names ? a->names[i] : NULL);
+		free(a->addrs ? a->addrs[i] : NULL);
+	}
+	free(a->names);
+	free(a->addrs);
+	memset(a, 0, sizeof(*a));
 }
 
-/* Asks slurmctld about NODE (NULL: every node) in one RPC. */
-static int load_nodes(const char *node, node_info_msg_t **msg, struct dist_err *err)
+static int ask_step_addrs(uint32_t nnodes, uint32_t only, struct step_addrs *a,
+                          struct dist_err *err)
 {
-	int rc;
+	const char *list = getenv("SLURM_STEP_NODELIST");
+	const struct slurmctld_module *ctld = module_get(MODULE_SLURM, err);
 
-	/* From 23.x libslurm finds its plugins (auth, serializer) only after
-	 * slurm_init; 22.05 tolerates it too. */
-	slurm_init(NULL);
-	rc = node ? slurm_load_node_single(msg, (char *)node, SHOW_ALL)
-	          : slurm_load_node((time_t)0, msg, SHOW_ALL);
-
-	if (rc != SLURM_SUCCESS || !*msg)
-		return dist_err_set(
-		        err,
-		        "cannot ask slurmctld for node addresses (%s); export MASTER_ADDR "
-		        "or launch with --mpi=pmix",
-		        slurm_strerror(errno));
+	memset(a, 0, sizeof(*a));
+	if (!ctld || ctld->node_addrs(list, only, &a->names, &a->addrs, &a->count, err))
+		return -1;
+	if (a->count != nnodes)
+		return dist_err_set(err, "SLURM_STEP_NODELIST '%s' does not list %u nodes", list,
+		                    nnodes);
 	return 0;
 }
 
-/* The node table without an exchange: names in node order from
- * SLURM_STEP_NODELIST (libslurm's hostlist), tasks from
- * SLURM_STEP_TASKS_PER_NODE, addresses from one RPC; every node is taken to
- * have as many GPUs as this task sees, since nothing tells otherwise. */
+/* The node table without an exchange: tasks from SLURM_STEP_TASKS_PER_NODE,
+ * addresses from srun's plugin or else from one RPC (names from
+ * SLURM_STEP_NODELIST, libslurm's hostlist); every node is taken to have as
+ * many GPUs as this task sees, since nothing tells otherwise. */
 static int fill_node_table(struct dist_world *w, const uint32_t *counts, const uint32_t *order,
                            const struct dist_addr_list *local, struct dist_err *err)
 {
 	static struct dist_node *table;
-	node_info_msg_t *msg = NULL;
-	dist_hostlist hl = NULL;
+	/* srun's plugin gave every node's NodeAddr, in the step's order. */
+	bool given_all = have_given && given.naddrs == w->nnodes;
+	struct step_addrs asked = {NULL, NULL, 0};
 	int rc = -1;
 
 	free(table);
 	table = calloc(w->nnodes, sizeof(*table));
 	if (!table)
 		return dist_err_set(err, "out of memory");
-	/* srun's plugin gave every node's NodeAddr, in the step's order. */
-	if (have_given && given.naddrs == w->nnodes)
-		msg = NULL;
-	else if (load_nodes(NULL, &msg, err))
-		return -1;
-	hl = slurm_hostlist_create(getenv("SLURM_STEP_NODELIST"));
-	for (uint32_t i = 0; hl && i < w->nnodes; i++) {
-		char *name = slurm_hostlist_shift(hl);
+	if (!given_all && ask_step_addrs(w->nnodes, UINT32_MAX, &asked, err))
+		goto out;
+	for (uint32_t i = 0; i < w->nnodes; i++) {
 		uint32_t k = 0; /* Slurm's node i is the Kth in the step's order */
-		int bad;
 
 		while (order[k] != i)
 			k++;
-		bad = !name || (msg ? address_of(msg, name, table[k].addr, err)
-		                    : resolve_node_addr(name, given.addrs[k], table[k].addr, err));
-		free(name);
-		if (bad)
+		if (given_all ? resolve_node_addr(NULL, k, given.addrs[k], table[k].addr, err)
+		              : resolve_node_addr(asked.names[i], k, asked.addrs[i], table[k].addr,
+		                                  err))
 			goto out;
 		table[k].ntasks = counts[i];
 		table[k].gpus = w->local_gpus;
-	}
-	if (!hl || slurm_hostlist_count(hl) != 0) {
-		dist_err_set(err, "SLURM_STEP_NODELIST '%s' does not list %u nodes",
-		             getenv("SLURM_STEP_NODELIST"), w->nnodes);
-		goto out;
 	}
 	/* This node's subnet is known locally; the others' are not. */
 	for (size_t i = 0; i < local->count; i++) {
@@ -313,37 +265,14 @@ static int fill_node_table(struct dist_world *w, const uint32_t *counts, const u
 	w->nodes = table;
 	rc = 0;
 out:
-	if (hl)
-		slurm_hostlist_destroy(hl);
-	slurm_free_node_info_msg(msg);
-	return rc;
-}
-
-/* Node INDEX of SLURM_STEP_NODELIST, in Slurm's order. */
-static int nth_node(uint32_t index, char *name, size_t len, struct dist_err *err)
-{
-	dist_hostlist hl = slurm_hostlist_create(getenv("SLURM_STEP_NODELIST"));
-	char *node = NULL;
-	int rc = 0;
-
-	for (uint32_t i = 0; hl && i <= index; i++) {
-		free(node);
-		node = slurm_hostlist_shift(hl);
-	}
-	if (!node || (size_t)snprintf(name, len, "%s", node) >= len)
-		rc = dist_err_set(err, "cannot read node %u of SLURM_STEP_NODELIST '%s'", index,
-		                  getenv("SLURM_STEP_NODELIST"));
-	free(node);
-	if (hl)
-		slurm_hostlist_destroy(hl);
+	step_addrs_free(&asked);
 	return rc;
 }
 
 static int read_master_addr(const struct wireup_request *req, const uint32_t *order,
                             struct dist_world *w, struct dist_err *err)
 {
-	node_info_msg_t *msg = NULL;
-	char node[256];
+	struct step_addrs asked;
 	int rc;
 
 	if (req->user_master_addr) {
@@ -355,12 +284,12 @@ static int read_master_addr(const struct wireup_request *req, const uint32_t *or
 		return 0;
 	}
 	if (have_given)
-		return resolve_node_addr(NULL, given.addrs[0], w->master_addr, err);
-	if (nth_node(order[0], node, sizeof(node), err) || load_nodes(node, &msg, err))
-		return -1;
-	rc = address_of(msg, node, w->master_addr, err);
-	slurm_free_node_info_msg(msg);
-	return rc;
+		return resolve_node_addr(NULL, 0, given.addrs[0], w->master_addr, err);
+	rc = ask_step_addrs(w->nnodes, order[0], &asked, err) ||
+	     resolve_node_addr(asked.names[order[0]], 0, asked.addrs[order[0]], w->master_addr,
+	                       err);
+	step_addrs_free(&asked);
+	return rc ? -1 : 0;
 }
 
 /* Every task computes the same port; only rank 0 can check it, and with no

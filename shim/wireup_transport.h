@@ -1,7 +1,8 @@
 /* What the one exchange needs from the step's PMI: a key-value store with
  * one collecting fence, as PMIx and Slurm's PMI2 both offer. One file per
- * transport (wireup_pmix.c, wireup_pmi2.c); what is put, read and built from
- * it is theirs in common (wireup_exchange.c). */
+ * transport (wireup_pmix.c, wireup_pmi2.c), each loaded as a module
+ * (module.h); what is put, read and built from it is theirs in common
+ * (wireup_exchange.c). */
 #ifndef SHIM_WIREUP_TRANSPORT_H
 #define SHIM_WIREUP_TRANSPORT_H
 
@@ -19,12 +20,20 @@ struct wireup_node {
 	uint32_t *ranks;
 };
 
+/* What the shim lends a transport: each is a module of its own (module.h),
+ * which reaches nothing else of the shim. */
+struct wireup_host {
+	/* wireup_slurm_node_of (wireup.h): PMI2 cannot describe every layout. */
+	int (*slurm_node_of)(uint32_t size, uint32_t nnodes, uint32_t *node_of,
+	                     struct dist_err *err);
+};
+
 struct wireup_transport {
 	const char *name; /* "PMIx", "PMI2", for messages */
 	size_t max_value; /* the longest value put takes, its NUL included */
 	bool (*available)(void);
 	/* Connects; fills rank, size, local_rank, local_size, node_rank, nnodes. */
-	int (*init)(struct dist_world *w, struct dist_err *err);
+	int (*init)(const struct wireup_host *host, struct dist_world *w, struct dist_err *err);
 	/* A string for every task to read after the fence, under this task's rank. */
 	int (*put)(const char *key, const char *value, struct dist_err *err);
 	int (*commit)(struct dist_err *err);
@@ -44,9 +53,6 @@ struct wireup_transport {
 	void (*finalize)(void);
 };
 
-extern const struct wireup_transport wireup_transport_pmix;
-extern const struct wireup_transport wireup_transport_pmi2;
-
 /* A fence's outcome, for a wait bounded by the shim (no transport bounds
  * its own): one fence at a time per process, so one static instance each. */
 struct wireup_wait {
@@ -60,6 +66,7 @@ struct wireup_wait {
 		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0                      \
 	}
 
+/* wireup_wait.c, linked into the shim and into each transport's module. */
 /* Makes WAIT ready for the next fence (a step may fence twice: --check net). */
 void wireup_wait_reset(struct wireup_wait *wait);
 /* Records that the fence ended with STATUS. */

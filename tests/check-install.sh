@@ -1,7 +1,7 @@
 #!/bin/bash
 # Installs the build into a scratch prefix and checks where everything lands.
 set -euo pipefail
-build=$1 libdir=$2 bindir=$3 mandir=$4 datadir=$5 version=$6
+build=$1 libdir=$2 bindir=$3 mandir=$4 datadir=$5 version=$6 topology=$7
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
@@ -21,6 +21,44 @@ grep -q "^required .*/$libdir/slurm/spank_dist.so\$" \
 	{ echo "FAIL: the snippet's required line does not name the plugin" >&2; exit 1; }
 head -n 1 "$prefix/$datadir/modulefiles/slurm-dist/$version" | grep -q '^#%Module' ||
 	{ echo "FAIL: the Tcl modulefile lacks its #%Module line" >&2; exit 1; }
+# The shim's modules (shim/module.h): each installed under <libdir>/slurm-dist,
+# exporting its table only; the shim itself links none of their libraries.
+for m in pmix pmi2 slurm hwloc verbs crypto doctor; do
+	f=$prefix/$libdir/slurm-dist/dist-shim-$m.so
+	[ -f "$f" ] || { echo "FAIL: $libdir/slurm-dist/dist-shim-$m.so not installed" >&2; exit 1; }
+	exports=$(nm -D --defined-only "$f" | awk '{print $3}' | sort | tr '\n' ' ')
+	want="dist_shim_module_$m "
+	[ "$m" != doctor ] || want="dist_shim_module_doctor dist_shim_module_verbs "
+	[ "$exports" = "$want" ] || { echo "FAIL: dist-shim-$m.so exports $exports" >&2; exit 1; }
+done
+shim=$prefix/$bindir/dist-shim
+needed=$(objdump -p "$shim" | awk '/NEEDED/ {print $2}' | tr '\n' ' ')
+case $needed in
+*pmix* | *pmi2* | *slurm* | *hwloc* | *ibverbs* | *crypto*)
+	echo "FAIL: dist-shim links $needed" >&2
+	exit 1
+	;;
+esac
+# The installed shim loads a module from the install, not from the build tree.
+"$shim" --explain --topology "$topology" --tasks 2 >"$prefix/plan" ||
+	{ echo "FAIL: the installed shim cannot plan with its hwloc module" >&2; exit 1; }
+grep -q "^local_rank" "$prefix/plan" || { echo "FAIL: no plan printed" >&2; exit 1; }
+# A missing module, or one from another build: one line naming it, exit 1.
+mv "$prefix/$libdir/slurm-dist/dist-shim-hwloc.so" "$prefix/hwloc.so"
+if "$shim" --explain --topology "$topology" --tasks 2 >/dev/null 2>"$prefix/err"; then
+	echo "FAIL: planned without the hwloc module" >&2
+	exit 1
+fi
+grep -q "^dist-shim: error: .*: cannot load the shim's module dist-shim-hwloc.so (not in .*): reinstall slurm-dist\$" "$prefix/err" ||
+	{ echo "FAIL: missing module: $(cat "$prefix/err")" >&2; exit 1; }
+cp "$prefix/$libdir/slurm-dist/dist-shim-verbs.so" "$prefix/$libdir/slurm-dist/dist-shim-hwloc.so"
+if "$shim" --explain --topology "$topology" --tasks 2 >/dev/null 2>"$prefix/err"; then
+	echo "FAIL: planned with a wrong hwloc module" >&2
+	exit 1
+fi
+grep -q "^dist-shim: error: .*: the shim's module .*dist-shim-hwloc.so is from another build (no table, not slurm-dist $version module ABI [0-9]*): reinstall slurm-dist\$" "$prefix/err" ||
+	{ echo "FAIL: wrong module: $(cat "$prefix/err")" >&2; exit 1; }
+mv "$prefix/hwloc.so" "$prefix/$libdir/slurm-dist/dist-shim-hwloc.so"
 # --version names the project's version and the Slurm release.
 "$prefix/$bindir/dist-shim" --version | grep -q "slurm-dist $version, built for Slurm [0-9]" ||
 	{ echo "FAIL: dist-shim --version" >&2; exit 1; }
