@@ -10,6 +10,10 @@
 static const char *const names[MODULE_COUNT] = {"pmix",  "pmi2",   "slurm", "hwloc",
                                                 "verbs", "crypto", "doctor"};
 static const void *loaded[MODULE_COUNT];
+/* libslurm's own plugins (auth_munge.so, hash_k12.so...) do not link
+ * libslurm: they find its symbols in the global scope, where a program
+ * linked to it has them. So the modules that use libslurm put it there. */
+static const bool global[MODULE_COUNT] = {[MODULE_SLURM] = true, [MODULE_DOCTOR] = true};
 
 const char *module_file(enum module_id id)
 {
@@ -47,7 +51,7 @@ static void *open_module(enum module_id id, char *tried, size_t len)
 		snprintf(path, sizeof(path), "%s%s%s", dir, places[i], module_file(id));
 		if (access(path, F_OK) != 0)
 			continue;
-		handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		handle = dlopen(path, RTLD_NOW | (global[id] ? RTLD_GLOBAL : RTLD_LOCAL));
 		snprintf(tried, len, "%s", handle ? path : dlerror());
 	}
 	if (!handle && !tried[0])
