@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,45 +48,86 @@ static char *read_file(const char *path)
 	return text;
 }
 
-static void watch(pid_t program, const char *path)
+/* What the watcher needs, in memory it keeps after the shim's exec. */
+static struct watch_args {
+	pid_t program;
+	char *path;
+	int gate[2]; /* the shim's exec closes the write end (O_CLOEXEC) */
+} args;
+
+/* Each stack below a guard page; pages never touched cost nothing, and the
+ * watcher parses torch's JSON. */
+#define GUARD         4096
+#define WATCHER_STACK (512 * 1024)
+static char *stacks; /* guard, the middle process's stack, guard, the watcher's */
+
+/* Runs in the shim's memory (CLONE_VM) until the shim has exec'd the
+ * program or ended: until then it touches nothing but its stack and makes
+ * no call that can fail (errno is the shim's too) or take a signal (all
+ * blocked). Then the memory is the watcher's alone. */
+static int watch(void *unused)
 {
 	char *text, *summary;
+	sigset_t none;
+	char byte;
 
+	(void)unused;
 	/* Only stderr is the watcher's: the program's files, sockets and PMI
 	 * stay the program's alone. */
+	close(args.gate[1]);
+	while (read(args.gate[0], &byte, 1) > 0)
+		;
 	if (syscall(SYS_close_range, 3U, ~0U, 0) != 0)
 		for (long fd = 3, max = sysconf(_SC_OPEN_MAX); fd < max; fd++)
 			close((int)fd);
 	alarm(0);
 	signal(SIGALRM, SIG_DFL);
-	wait_for_end(program);
-	text = read_file(path);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	wait_for_end(args.program);
+	text = read_file(args.path);
 	summary = dist_errfile_summary(text);
 	if (summary)
-		msg_error("failed: %s (recorded in %s)", summary, path);
-	_exit(0);
+		msg_error("failed: %s (recorded in %s)", summary, args.path);
+	return 0;
+}
+
+/* Lives while the shim waits for it (CLONE_VFORK): starts the watcher and
+ * ends, so that the watcher is nobody's child once the shim has exec'd. */
+static int start_watcher(void *unused)
+{
+	(void)unused;
+	clone(watch, stacks + 2 * (GUARD + WATCHER_STACK), CLONE_VM | SIGCHLD, NULL);
+	return 0;
 }
 
 void report_arm(void)
 {
 	const char *file = getenv("TORCHELASTIC_ERROR_FILE");
-	pid_t program = getpid(), child;
-	char *path;
+	sigset_t all, old;
+	pid_t middle;
 
 	if (!file || file[0] != '/')
 		return;
-	path = strdup(file);
-	/* Twice: the watcher must not be the program's child, or a program
-	 * that waits for any child (wait(), waitpid(-1)) would find it. The
-	 * middle process ends at once and is reaped here, before the exec. */
-	child = path ? fork() : -1;
-	if (child == 0) {
-		if (fork() == 0)
-			watch(program, path);
-		_exit(0);
-	}
-	if (child > 0)
-		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+	/* Not fork(): copying the shim's page tables, twice, cost a task
+	 * milliseconds (docs/performance.md). The watcher shares the shim's
+	 * memory instead, which the exec leaves to it. Never freed: the
+	 * watcher keeps using it. */
+	stacks = mmap(NULL, 2 * (GUARD + WATCHER_STACK), PROT_READ | PROT_WRITE,
+	              MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	args.program = getpid();
+	args.path = strdup(file);
+	if (stacks == MAP_FAILED || mprotect(stacks, GUARD, PROT_NONE) != 0 ||
+	    mprotect(stacks + GUARD + WATCHER_STACK, GUARD, PROT_NONE) != 0 || !args.path ||
+	    pipe2(args.gate, O_CLOEXEC) != 0)
+		return; /* no report, as without @record */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	middle = clone(start_watcher, stacks + GUARD + WATCHER_STACK,
+	               CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (middle > 0)
+		while (waitpid(middle, NULL, 0) < 0 && errno == EINTR)
 			;
-	free(path);
+	close(args.gate[0]); /* the write end stays open until the exec */
 }

@@ -1,15 +1,16 @@
 /* After the program: which rank failed and with what error, read from the
  * error file torch's @record wrote (TORCHELASTIC_ERROR_FILE), as torchrun's
  * summary names it. The shim execs the program in its own place, so the
- * report comes from a small watcher forked just before (twice, so that it is
- * not the program's child): it holds no file but stderr, sleeps until the
- * program has ended, prints one line when the file has an error, and
+ * report comes from a small watcher started just before (through a middle
+ * process, so that it is not the program's child; sharing the shim's memory,
+ * so that it costs no copy of it): it holds no file but stderr, sleeps until
+ * the program has ended, prints one line when the file has an error, and
  * exits. */
 #ifndef SHIM_REPORT_H
 #define SHIM_REPORT_H
 
-/* Forks the watcher when TORCHELASTIC_ERROR_FILE names a file; the caller
- * goes on to exec the program. */
+/* Starts the watcher when TORCHELASTIC_ERROR_FILE names a file; the caller
+ * goes on to exec the program (or to exit). */
 void report_arm(void);
 
 #endif
