@@ -14,6 +14,8 @@
 #   ddp_pmix    srun --mpi=pmix --dist-mode=ddp
 #   ddp_pmix_nb srun --mpi=pmix --dist-mode=ddp --dist-bind=none
 #   bare_none   srun --mpi=none
+#   hop_none    srun --mpi=none hop /bin/true        (a 1-line exec wrapper: the
+#               least any wrapper of the task costs; needs a C compiler)
 #   ddp_none    srun --mpi=none --dist-mode=ddp
 #   ddp_none_nb srun --mpi=none --dist-mode=ddp --dist-bind=none
 # Variables: BENCH_COST_REPS (default 5), BENCH_COST_WARMUP (1),
@@ -38,7 +40,11 @@ if [ "${1:-}" = --inside ]; then
 	WORK=$2
 	for p in 2 "$WIDE"; do
 		g=(-O -N"$NODES" --ntasks-per-node="$p")
-		cmds=(::: "bare_none$p" srun --mpi=none "${g[@]}" /bin/true
+		cmds=(::: "bare_none$p" srun --mpi=none "${g[@]}" /bin/true)
+		if [ -x "$WORK/hop" ]; then
+			cmds+=(::: "hop_none$p" srun --mpi=none "${g[@]}" "$WORK/hop" /bin/true)
+		fi
+		cmds+=(
 			::: "ddp_none$p" srun --mpi=none --dist-mode=ddp "${g[@]}" /bin/true
 			::: "ddp_none_nb$p" srun --mpi=none --dist-mode=ddp --dist-bind=none "${g[@]}" /bin/true)
 		if [ "$HAVE_PMIX" = 1 ]; then
@@ -55,13 +61,17 @@ fi
 WORK=$TC_DIR/bench-cost.$$
 mkdir -p "$WORK"
 BENCH_CLEANUP+=("$WORK")
+# The nodes cannot see BENCH_TOOLS (each has its own /tmp).
+if [ "${BENCH_HAVE_CC:-0}" = 1 ]; then
+	cp "$BENCH_TOOLS/hop" "$WORK/hop"
+fi
 if [ "$HAVE_PMIX" = 1 ]; then
 	read -ra PMIX_FLAGS <<<"$(pkg-config --cflags --libs pmix 2>/dev/null)" ||
 		bench_die "pkg-config knows no pmix (apt-get install libpmix-dev)"
 	"${CC:-cc}" -O2 -o "$WORK/pmixmin" "$BENCH_DIR/pmixmin.c" "${PMIX_FLAGS[@]}" ||
 		bench_die "cannot build bench/pmixmin.c"
 fi
-LIMIT_MIN=$((3 + (REPS + WARMUP) * 7 * 2 * 3 / 60))
+LIMIT_MIN=$((3 + (REPS + WARMUP) * 8 * 2 * 3 / 60))
 echo "== launch cost: $(nproc) cores, $NODES nodes x 2 and x $WIDE tasks (overcommitted), $REPS interleaved repetitions (+$WARMUP warm-up)"
 OUT=$(BENCH_TOOLS=$BENCH_TOOLS timeout -k 10 $((LIMIT_MIN * 60 + 30)) \
 	salloc -Q -t "$LIMIT_MIN" -N"$NODES" --exclusive "$0" --inside "$WORK")
@@ -74,5 +84,9 @@ for p in 2 "$WIDE"; do
 		bench_compare launch_cost "$NODES x $p, (floor) PMIx_Init-only client vs bare" "$OUT" "bare_pmix$p" "floor$p" bare floor
 	fi
 	bench_compare launch_cost "$NODES x $p, ddp --mpi=none vs bare" "$OUT" "bare_none$p" "ddp_none$p" bare ddp
+	if grep -q "^hop_none$p " <<<"$OUT"; then
+		bench_compare launch_cost "$NODES x $p, ddp --mpi=none vs one exec hop" "$OUT" "hop_none$p" "ddp_none$p" hop ddp
+		bench_compare launch_cost "$NODES x $p, (floor) one exec hop vs bare" "$OUT" "bare_none$p" "hop_none$p" bare hop
+	fi
 	bench_compare launch_cost "$NODES x $p, ddp --mpi=none --dist-bind=none vs bare" "$OUT" "bare_none$p" "ddp_none_nb$p" bare ddp_nb
 done

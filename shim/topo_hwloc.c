@@ -77,11 +77,29 @@ static int cpus_of(hwloc_const_bitmap_t set, uint32_t **cpus, size_t *n)
 	return 0;
 }
 
+/* hwloc loads every plugin it has at its first init: OpenCL and GL (GPU
+ * names the planner does not use), libxml2 (with ICU and libstdc++: hwloc's
+ * own parser reads the XML hwloc writes), and the PCI scan, which only a
+ * step with GPUs needs. Half the cost of a node's first task's binding
+ * here; a user's own HWLOC_PLUGINS_BLACKLIST is left as it is. */
+static int init_topology(bool with_io)
+{
+	const char *skip = with_io ? "hwloc_opencl,hwloc_gl,hwloc_xml_libxml"
+	                           : "hwloc_opencl,hwloc_gl,hwloc_xml_libxml,hwloc_pci";
+	bool ours = !getenv("HWLOC_PLUGINS_BLACKLIST") &&
+	            setenv("HWLOC_PLUGINS_BLACKLIST", skip, 0) == 0;
+	int rc = hwloc_topology_init(&topology);
+
+	if (ours)
+		unsetenv("HWLOC_PLUGINS_BLACKLIST"); /* not the program's */
+	return rc;
+}
+
 static int load(const char *xml_file, bool this_system, bool with_io, struct dist_err *err)
 {
 	if (topology)
 		hwloc_topology_destroy(topology);
-	if (hwloc_topology_init(&topology) != 0)
+	if (init_topology(with_io) != 0)
 		return dist_err_set(err, "hwloc cannot start");
 	if (with_io)
 		hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
