@@ -11,6 +11,8 @@
 # node, the wall time of each srun (start to exit, /bin/true), interleaved:
 #   bare_pmix   srun --mpi=pmix                      (when Slurm has PMIx)
 #   floor       srun --mpi=pmix pmixmin init /bin/true
+#   put_fence   srun --mpi=pmix pmixmin put /bin/true (PMIx_Init, one put and
+#               one collecting fence: what the shim's one exchange must cost)
 #   ddp_pmix    srun --mpi=pmix --dist-mode=ddp
 #   ddp_pmix_nb srun --mpi=pmix --dist-mode=ddp --dist-bind=none
 #   bare_none   srun --mpi=none
@@ -50,6 +52,7 @@ if [ "${1:-}" = --inside ]; then
 		if [ "$HAVE_PMIX" = 1 ]; then
 			cmds+=(::: "bare_pmix$p" srun --mpi=pmix "${g[@]}" /bin/true
 				::: "floor$p" srun --mpi=pmix "${g[@]}" "$WORK/pmixmin" init /bin/true
+				::: "put_fence$p" srun --mpi=pmix "${g[@]}" "$WORK/pmixmin" put /bin/true
 				::: "ddp_pmix$p" srun --mpi=pmix --dist-mode=ddp "${g[@]}" /bin/true
 				::: "ddp_pmix_nb$p" srun --mpi=pmix --dist-mode=ddp --dist-bind=none "${g[@]}" /bin/true)
 		fi
@@ -71,7 +74,7 @@ if [ "$HAVE_PMIX" = 1 ]; then
 	"${CC:-cc}" -O2 -o "$WORK/pmixmin" "$BENCH_DIR/pmixmin.c" "${PMIX_FLAGS[@]}" ||
 		bench_die "cannot build bench/pmixmin.c"
 fi
-LIMIT_MIN=$((3 + (REPS + WARMUP) * 8 * 2 * 3 / 60))
+LIMIT_MIN=$((3 + (REPS + WARMUP) * 9 * 2 * 3 / 60))
 echo "== launch cost: $(nproc) cores, $NODES nodes x 2 and x $WIDE tasks (overcommitted), $REPS interleaved repetitions (+$WARMUP warm-up)"
 OUT=$(BENCH_TOOLS=$BENCH_TOOLS timeout -k 10 $((LIMIT_MIN * 60 + 30)) \
 	salloc -Q -t "$LIMIT_MIN" -N"$NODES" --exclusive "$0" --inside "$WORK")
@@ -79,6 +82,7 @@ awk '{ print "  raw: " $0 }' <<<"$OUT"
 for p in 2 "$WIDE"; do
 	if [ "$HAVE_PMIX" = 1 ]; then
 		bench_compare launch_cost "$NODES x $p, ddp --mpi=pmix vs PMIx_Init-only client" "$OUT" "floor$p" "ddp_pmix$p" floor ddp
+		bench_compare launch_cost "$NODES x $p, ddp --mpi=pmix vs Init+put+fence client" "$OUT" "put_fence$p" "ddp_pmix$p" put_fence ddp
 		bench_compare launch_cost "$NODES x $p, ddp --mpi=pmix vs bare" "$OUT" "bare_pmix$p" "ddp_pmix$p" bare ddp
 		bench_compare launch_cost "$NODES x $p, ddp --mpi=pmix --dist-bind=none vs bare" "$OUT" "bare_pmix$p" "ddp_pmix_nb$p" bare ddp_nb
 		bench_compare launch_cost "$NODES x $p, (floor) PMIx_Init-only client vs bare" "$OUT" "bare_pmix$p" "floor$p" bare floor
