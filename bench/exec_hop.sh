@@ -10,8 +10,9 @@
 #   bare            /bin/true spawned and waited for
 #   hop             a 1-line C program that only execs /bin/true: the
 #                   reference "one extra exec hop" of performance-anchors.md
-#   hop+libs        the same 1-line program linked to libslurm and libpmix as
-#                   the shim is (attribution: what loading those costs)
+#   hop+libs        the same 1-line program linked to libslurm and libpmix, as
+#                   the shim was before it reached them through its modules
+#                   (what loading them on every exec would cost)
 #   shim(none)      dist-shim --mode none -- /bin/true
 #   shim(ddp)       dist-shim --mode ddp -- /bin/true under a faked Slurm step
 #                   environment without PMIx (SLURM_PROCID=0 ... and
@@ -78,11 +79,12 @@ bench_compare exec_hop "exec hop, shim(none)" "$OUT" bare shim_none bare "shim(n
 bench_compare exec_hop "exec hop, shim(ddp, Slurm env)" "$OUT" bare shim_ddp bare "shim(ddp)"
 if grep -q '^hop_libs ' <<<"$OUT"; then
 	bench_compare exec_hop "exec hop, 1-line wrapper + libslurm/libpmix" "$OUT" bare hop_libs bare "hop+libs"
-	# What the shim costs above one bare exec hop, and how much of that is
-	# just loading its libraries (no work of its own is done in mode none).
+	# What the shim costs above one bare exec hop, and what it would cost
+	# more if it loaded libslurm and libpmix on every exec (it loads them
+	# through its modules, only where a path needs them).
 	awk -v hop="$(bench_field "$OUT" hop median_ms)" -v libs="$(bench_field "$OUT" hop_libs median_ms)" \
 		-v none="$(bench_field "$OUT" shim_none median_ms)" -v ddp="$(bench_field "$OUT" shim_ddp median_ms)" 'BEGIN {
-		printf "  shim(none) above one exec hop: %+.2f ms, of which loading libslurm+libpmix (and their deps): %+.2f ms\n", none - hop, libs - hop
+		printf "  shim(none) above one exec hop: %+.2f ms; linking libslurm+libpmix (and their deps) would add: %+.2f ms\n", none - hop, libs - hop
 		printf "  shim(ddp) above shim(none) (Slurm-env wire-up, interfaces, port check): %+.2f ms\n", ddp - none }'
 fi
 
