@@ -72,11 +72,11 @@ static int watch(void *unused)
 	char byte;
 
 	(void)unused;
-	/* Only stderr is the watcher's: the program's files, sockets and PMI
-	 * stay the program's alone. */
 	close(args.gate[1]);
 	while (read(args.gate[0], &byte, 1) > 0)
 		;
+	/* Only stderr is the watcher's: the program's files, sockets and PMI
+	 * stay the program's alone. */
 	if (syscall(SYS_close_range, 3U, ~0U, 0) != 0)
 		for (long fd = 3, max = sysconf(_SC_OPEN_MAX); fd < max; fd++)
 			close((int)fd);
