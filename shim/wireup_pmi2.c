@@ -23,11 +23,6 @@ static char job_id[PMI2_MAX_VALLEN];
 /* The node of every rank, from PMI_process_mapping (malloc'd). */
 static uint32_t *node_of;
 
-static bool pmi2_available(void)
-{
-	return getenv("PMI_FD") != NULL && getenv("PMI_RANK") != NULL;
-}
-
 static int pmi2_fail(struct dist_err *err, const char *what, int rc)
 {
 	return dist_err_set(err, "PMI2 %s failed (PMI2 error %d)", what, rc);
@@ -222,7 +217,7 @@ static void pmi2_abort(const char *why)
 	int spawned, size, rank, appnum;
 	char text[PMI2_MAX_VALLEN];
 
-	if (!initialized && pmi2_available()) {
+	if (!initialized) {
 		/* A task that never connected (its program was to) connects
 		 * only to end the step, after WIREUP_ABORT_GRACE_S. */
 		sleep(WIREUP_ABORT_GRACE_S);
@@ -244,7 +239,6 @@ static void pmi2_finalize(void)
 static const struct wireup_transport pmi2_transport = {
         .name = "PMI2",
         .max_value = PMI2_MAX_VALLEN,
-        .available = pmi2_available,
         .init = pmi2_init,
         .put = pmi2_put,
         .commit = pmi2_commit,

@@ -12,11 +12,6 @@
 static pmix_proc_t me;
 static bool initialized;
 
-static bool pmix_available(void)
-{
-	return getenv("PMIX_NAMESPACE") != NULL;
-}
-
 static int pmix_fail(struct dist_err *err, const char *what, pmix_status_t rc)
 {
 	return dist_err_set(err, "PMIx %s failed: %s", what, PMIx_Error_string(rc));
@@ -209,7 +204,7 @@ static int pmix_layout(const struct dist_world *w, struct wireup_node *nodes, ui
 
 static void pmix_abort(const char *why)
 {
-	if (!initialized && pmix_available()) {
+	if (!initialized) {
 		/* A task that never joined PMIx (its program was to) joins only
 		 * to end the step, after a moment's grace (WIREUP_ABORT_GRACE_S). */
 		sleep(WIREUP_ABORT_GRACE_S);
@@ -229,7 +224,6 @@ static void pmix_finalize(void)
 static const struct wireup_transport pmix_transport = {
         .name = "PMIx",
         .max_value = SIZE_MAX,
-        .available = pmix_available,
         .init = pmix_init,
         .put = pmix_put,
         .commit = pmix_commit,

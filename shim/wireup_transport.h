@@ -31,7 +31,6 @@ struct wireup_host {
 struct wireup_transport {
 	const char *name; /* "PMIx", "PMI2", for messages */
 	size_t max_value; /* the longest value put takes, its NUL included */
-	bool (*available)(void);
 	/* Connects; fills rank, size, local_rank, local_size, node_rank, nnodes. */
 	int (*init)(const struct wireup_host *host, struct dist_world *w, struct dist_err *err);
 	/* A string for every task to read after the fence, under this task's rank. */
@@ -47,7 +46,8 @@ struct wireup_transport {
 	/* The step's nodes, in any order: at most MAX, *COUNT of them. */
 	int (*layout)(const struct dist_world *w, struct wireup_node *nodes, uint32_t max,
 	              uint32_t *count, struct dist_err *err);
-	/* Ends the whole step at once, connecting first if this task never did. */
+	/* Ends the whole step at once, connecting first if this task never did
+	 * (a transport is loaded only for the step's own PMI: wireup_pmi_of_step). */
 	void (*abort)(const char *why);
 	/* Ends this process's use of the PMI before the program starts. */
 	void (*finalize)(void);
