@@ -175,17 +175,14 @@ static int resolve_node_addr(const char *name, uint32_t k, const char *addr, cha
                              struct dist_err *err)
 {
 	uint32_t ip;
-	char node[64];
+	char index[32];
 
-	if (name)
-		snprintf(node, sizeof(node), "node %s", name);
-	else
-		snprintf(node, sizeof(node), "the step's node %u", k);
+	snprintf(index, sizeof(index), "the step's node %u", k);
 	if (netlocal_resolve(addr, &ip) != 0)
 		return dist_err_set(err,
-		                    "NodeAddr '%s' of %s does not resolve to an IPv4 address; "
+		                    "NodeAddr '%s' of %s%s does not resolve to an IPv4 address; "
 		                    "export MASTER_ADDR or launch with --mpi=pmix",
-		                    addr, node);
+		                    addr, name ? "node " : "", name ? name : index);
 	dist_ipv4_format(ip, addr_out);
 	return 0;
 }
