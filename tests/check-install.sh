@@ -44,20 +44,20 @@ esac
 	{ echo "FAIL: the installed shim cannot plan with its hwloc module" >&2; exit 1; }
 grep -q "^local_rank" "$prefix/plan" || { echo "FAIL: no plan printed" >&2; exit 1; }
 # A missing module, or one from another build: one line naming it, exit 1.
+# refused CASE PATTERN: planning must fail, with a line of stderr matching PATTERN.
+refused() {
+	if "$shim" --explain --topology "$topology" --tasks 2 >/dev/null 2>"$prefix/err"; then
+		echo "FAIL: planned with $1" >&2
+		exit 1
+	fi
+	grep -q "$2" "$prefix/err" || { echo "FAIL: $1: $(cat "$prefix/err")" >&2; exit 1; }
+}
 mv "$prefix/$libdir/slurm-dist/dist-shim-hwloc.so" "$prefix/hwloc.so"
-if "$shim" --explain --topology "$topology" --tasks 2 >/dev/null 2>"$prefix/err"; then
-	echo "FAIL: planned without the hwloc module" >&2
-	exit 1
-fi
-grep -q "^dist-shim: error: .*: cannot load the shim's module dist-shim-hwloc.so (not in .*): reinstall slurm-dist\$" "$prefix/err" ||
-	{ echo "FAIL: missing module: $(cat "$prefix/err")" >&2; exit 1; }
+refused "no hwloc module" \
+	"^dist-shim: error: .*: cannot load the shim's module dist-shim-hwloc.so (not in .*): reinstall slurm-dist\$"
 cp "$prefix/$libdir/slurm-dist/dist-shim-verbs.so" "$prefix/$libdir/slurm-dist/dist-shim-hwloc.so"
-if "$shim" --explain --topology "$topology" --tasks 2 >/dev/null 2>"$prefix/err"; then
-	echo "FAIL: planned with a wrong hwloc module" >&2
-	exit 1
-fi
-grep -q "^dist-shim: error: .*: the shim's module .*dist-shim-hwloc.so is from another build (no table, not slurm-dist $version module ABI [0-9]*): reinstall slurm-dist\$" "$prefix/err" ||
-	{ echo "FAIL: wrong module: $(cat "$prefix/err")" >&2; exit 1; }
+refused "a wrong hwloc module" \
+	"^dist-shim: error: .*: the shim's module .*dist-shim-hwloc.so is from another build (no table, not slurm-dist $version module ABI [0-9]*): reinstall slurm-dist\$"
 mv "$prefix/hwloc.so" "$prefix/$libdir/slurm-dist/dist-shim-hwloc.so"
 # --version names the project's version and the Slurm release.
 "$prefix/$bindir/dist-shim" --version | grep -q "slurm-dist $version, built for Slurm [0-9]" ||
