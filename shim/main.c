@@ -121,10 +121,11 @@ static void no_check_without_exchange(enum wireup_pmi pmi, const struct dist_mod
 		             wireup_pmi_name(pmi), mode->name);
 }
 
-/* LOCAL_FAILURE: why this task cannot start, or NULL. */
+/* LOCAL_FAILURE: why this task cannot start, or NULL. SHARE: the node's
+ * step directory, when open. */
 static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan,
-                                  const char *local_failure, struct dist_world *w,
-                                  struct dist_err *err)
+                                  const struct stepdir *share, const char *local_failure,
+                                  struct dist_world *w, struct dist_err *err)
 {
 	struct wireup_request req;
 	struct dist_port_range hccl;
@@ -133,6 +134,7 @@ static enum wireup_result wire_up(const struct cli *cli, const struct plan *plan
 
 	if (build_request(cli, plan, &req, &hccl, &bad_request) && !local_failure)
 		local_failure = bad_request.msg;
+	req.share = share;
 	w->roles = plan->roles;
 	w->npu_isolate = cli->npu_isolate;
 	w->hccl_base_port = plan->mode->needs_npus ? npu_hccl_base_port(&hccl) : 0;
@@ -308,7 +310,7 @@ static int prepare(const struct cli *cli, struct plan *plan, int failure_rc,
 		local_failure = dir_err.msg;
 		failure_rc = EXIT_WIREUP;
 	}
-	result = wire_up(cli, plan, local_failure, &world, &err);
+	result = wire_up(cli, plan, dir.fd >= 0 ? &dir : NULL, local_failure, &world, &err);
 	if (dir.fd >= 0)
 		world.step_dir = dir.path;
 	wireup_attempt(&world);

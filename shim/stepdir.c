@@ -2,9 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,20 +157,72 @@ int stepdir_write(const struct stepdir *dir, const char *name, const char *conte
 	return 0;
 }
 
+int stepdir_remove(const struct stepdir *dir, const char *name)
+{
+	return unlinkat(dir->fd, name, 0) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+static bool present(const struct stepdir *dir, const char *name)
+{
+	return faccessat(dir->fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* A watch for names appearing in DIR (the writer renames into it), or -1:
+ * the wait then naps instead. Watched before looking, so that nothing is
+ * missed between the look and the sleep. */
+static int watch_dir(const struct stepdir *dir)
+{
+	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+
+	if (fd >= 0 && inotify_add_watch(fd, dir->path, IN_CREATE | IN_MOVED_TO) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Sleeps until WATCH reports a change or MS milliseconds pass; without a
+ * watch, a short nap. */
+static void sleep_for_change(int watch, long ms)
+{
+	struct pollfd p = {.fd = watch, .events = POLLIN};
+	struct timespec nap = {0, 5 * 1000 * 1000};
+	char events[4096];
+
+	if (watch < 0) {
+		nanosleep(&nap, NULL);
+		return;
+	}
+	if (poll(&p, 1, (int)(ms > 1000 ? 1000 : ms)) > 0)
+		while (read(watch, events, sizeof(events)) > 0)
+			continue;
+}
+
 int stepdir_wait(const struct stepdir *dir, const char *name, unsigned timeout_s,
                  struct dist_err *err)
 {
-	struct timespec nap = {0, 5 * 1000 * 1000};
-	time_t deadline = time(NULL) + timeout_s;
+	time_t deadline;
+	int watch;
 
-	while (faccessat(dir->fd, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
-		if (time(NULL) > deadline)
+	if (present(dir, name))
+		return 0;
+	deadline = time(NULL) + timeout_s;
+	watch = watch_dir(dir);
+	while (!present(dir, name)) {
+		time_t now = time(NULL);
+
+		if (now > deadline) {
+			if (watch >= 0)
+				close(watch);
 			return dist_err_set(err,
 			                    "%s/%s did not appear in %u s; the node's first task "
 			                    "should have written it (see its errors)",
 			                    dir->path, name, timeout_s);
-		nanosleep(&nap, NULL);
+		}
+		sleep_for_change(watch, (long)(deadline - now + 1) * 1000);
 	}
+	if (watch >= 0)
+		close(watch);
 	return 0;
 }
 

@@ -30,7 +30,11 @@ int stepdir_write(const struct stepdir *dir, const char *name, const char *conte
 /* Reads NAME whole (malloc'd, NUL-terminated), never through a symlink. */
 int stepdir_read(const struct stepdir *dir, const char *name, char **content, struct dist_err *err);
 
-/* Waits until NAME exists, at most TIMEOUT_S seconds. */
+/* Removes NAME if it is there (0), before its writer writes it afresh. */
+int stepdir_remove(const struct stepdir *dir, const char *name);
+
+/* Waits until NAME exists, at most TIMEOUT_S seconds; wakes when it
+ * appears (inotify), not on a timer. */
 int stepdir_wait(const struct stepdir *dir, const char *name, unsigned timeout_s,
                  struct dist_err *err);
 

@@ -13,6 +13,7 @@
 #include "dist_world.h"
 
 struct relay_params;
+struct stepdir;
 struct dist_check;
 
 struct wireup_request {
@@ -32,6 +33,10 @@ struct wireup_request {
 	/* What to prove before the program starts (--check), or NULL. */
 	const struct dist_check *check;
 	bool explain; /* --explain: rank 0 also says what the check proved */
+	/* The node's step directory, where its first task leaves what it read
+	 * of the exchange for the others (wireup_shared.h); NULL: each task
+	 * reads for itself. */
+	const struct stepdir *share;
 };
 
 /* How a wire-up ended; anything but WIREUP_OK means the program must not start. */

@@ -14,13 +14,17 @@
 #include "msg.h"
 #include "netlocal.h"
 #include "relay.h"
+#include "stepdir.h"
 #include "wireup.h"
 #include "wireup_check.h"
+#include "wireup_shared.h"
 #include "wireup_transport.h"
 
 #define KEY_NODE  "slurm-dist.node"
 #define KEY_PORT  "slurm-dist.port"
 #define KEY_RELAY "slurm-dist.relay"
+/* What a node's first task read of the exchange, for the node's others. */
+#define SHARED_EXCHANGE "exchange"
 /* The node record: core/dist_record.h. */
 #define RECORD_MAX DIST_RECORD_MAX
 
@@ -429,6 +433,45 @@ static enum wireup_result read_exchange(const struct wireup_transport *t,
 	return result;
 }
 
+/* The node's first task leaves what it read (nothing, when it read
+ * nothing) for the node's other tasks, which wait for it after the fence:
+ * they then ask the transport only for what it lacks. */
+static void leave_for_node(const struct wireup_request *req)
+{
+	char *text = wireup_shared_text();
+	struct dist_err ignored;
+
+	stepdir_write(req->share, SHARED_EXCHANGE, text ? text : "", &ignored);
+	free(text);
+}
+
+/* The exchange read once for the node (wireup_shared.h): by its first
+ * task, or, when it left nothing usable, by each task for itself. */
+static enum wireup_result read_exchange_for_node(const struct wireup_transport *t,
+                                                 const struct wireup_request *req,
+                                                 struct dist_world *w, struct dist_err *err)
+{
+	const struct wireup_transport *view = NULL;
+	enum wireup_result result;
+	struct dist_err ignored;
+	char *text = NULL;
+
+	if (!req->share)
+		return read_exchange(t, req, w, err);
+	if (w->local_rank == 0) {
+		result = read_exchange(wireup_shared_record(t), req, w, err);
+		leave_for_node(req);
+	} else {
+		if (stepdir_wait(req->share, SHARED_EXCHANGE, req->timeout_s, &ignored) == 0 &&
+		    stepdir_read(req->share, SHARED_EXCHANGE, &text, &ignored) == 0)
+			view = wireup_shared_replay(t, text, &ignored);
+		free(text);
+		result = read_exchange(view ? view : t, req, w, err);
+	}
+	wireup_shared_clear();
+	return result;
+}
+
 /* Whether this task's node's first task told everyone it cannot start
  * there: the other tasks then learn it from its record, and this task,
  * failing for the same node-wide reason, need not end the step for them
@@ -497,6 +540,10 @@ enum wireup_result wireup_exchange(enum wireup_pmi pmi, const struct wireup_requ
 	msg_set_rank(w->rank); /* errors from here on name the rank */
 	if (local_failure)
 		snprintf(mine.msg, sizeof(mine.msg), "%s", local_failure);
+	/* Gone before this task joins the fence, so that no task of the node
+	 * past the fence reads what an earlier exchange left. */
+	if (w->local_rank == 0 && req->share)
+		stepdir_remove(req->share, SHARED_EXCHANGE);
 	prepare_contribution(t, req, w, &local, &mine);
 	if (t->commit(err))
 		result = WIREUP_FAILED;
@@ -504,13 +551,15 @@ enum wireup_result wireup_exchange(enum wireup_pmi pmi, const struct wireup_requ
 		result = WIREUP_TIMED_OUT;
 	else if (mine.msg[0]) {
 		*err = mine;
+		if (w->local_rank == 0 && req->share)
+			leave_for_node(req); /* read nothing: the others read for themselves */
 		/* Only a node's first task tells the others; another task whose
 		 * failure its record does not cover must end the step itself. */
 		result = w->local_rank == 0 || leader_reported_failure(t, req, w)
 		                 ? WIREUP_FAILED
 		                 : WIREUP_FAILED_UNSHARED;
 	} else
-		result = read_exchange(t, req, w, err);
+		result = read_exchange_for_node(t, req, w, err);
 	if (result == WIREUP_OK) {
 		wireup_find_master_ifname(w, &local);
 		result = wireup_check_run(t, req, w, &local, err);

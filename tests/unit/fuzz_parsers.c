@@ -4,6 +4,7 @@
  * or write out of bounds, and whatever a parser accepts must come back the
  * same through its formatter. Also: other tasks' node records, the shim's
  * command line, several plugstack arguments at once, inputs up to 4 KiB,
+ * what a node's first task keeps of the exchange for the others,
  * and every formatter ("generator") given a buffer of exactly a random size,
  * which it must fill or refuse without writing past it.
  * Prints "N passed, 0 failed" at the end.
@@ -31,6 +32,7 @@
 #include "dist_roles.h"
 #include "dist_slurmenv.h"
 #include "dist_stepnodes.h"
+#include "wireup_shared.h"
 
 #define ROUNDS  200000
 #define MAXLEN  200  /* most inputs */
@@ -309,6 +311,41 @@ static void fuzz_others(const char *in)
 	}
 }
 
+static int no_layout(const struct dist_world *w, struct wireup_node *nodes, uint32_t max,
+                     uint32_t *count, struct dist_err *err)
+{
+	(void)w, (void)nodes, (void)max, (void)count;
+	return dist_err_set(err, "no layout");
+}
+
+static int no_get(uint32_t rank, const char *key, unsigned timeout_s, char *buf, size_t len,
+                  struct dist_err *err)
+{
+	(void)rank, (void)key, (void)timeout_s, (void)buf, (void)len;
+	return dist_err_set(err, "no value");
+}
+
+/* What a node's first task left for the others: what the replay accepts
+ * comes back as a text that replays to itself. */
+static void fuzz_shared_exchange(const char *in)
+{
+	static const struct wireup_transport none = {
+	        .name = "none", .layout = no_layout, .get = no_get};
+	struct dist_err err;
+	char *first, *second;
+
+	if (!wireup_shared_replay(&none, in, &err))
+		return;
+	first = wireup_shared_text();
+	check(first && wireup_shared_replay(&none, first, &err) != NULL, "shared exchange replays",
+	      in);
+	second = wireup_shared_text();
+	check(first && second && strcmp(first, second) == 0, "shared exchange round trip", in);
+	free(first);
+	free(second);
+	wireup_shared_clear();
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const alphabets[] = {"0123456789.,=/-:x() \n",
@@ -338,6 +375,9 @@ int main(int argc, char **argv)
 	        "-m ps --ps 2 --chief --evaluator --bind none --explain --gpus 0,1 --tasks 4",
 	        "shim=/opt/dist-shim port_range=24000-24999 timeout=120",
 	        "0,1,2,3,4,5,6,7",
+	        "slurm-dist shared exchange 1\nlayout 2\n2 0 1\n1 2\nvalue 0 slurm-dist.node 6\nok "
+	        "1\n "
+	        "\nvalue 2 k 0\n\n",
 	        "{\"message\": {\"message\": \"RuntimeError: x\\ny\", \"extraInfo\": {}}}"};
 	static char in[LONGLEN + 1];
 	long rounds = argc > 1 ? atol(argv[1]) : ROUNDS, runs = 0;
@@ -354,6 +394,7 @@ int main(int argc, char **argv)
 		fuzz_others(in);
 		fuzz_pmi_mapping(in, 1 + next_random() % 64);
 		fuzz_node_record(in);
+		fuzz_shared_exchange(in);
 		fuzz_cli(in);
 		fuzz_plugstack(in);
 		runs++;
