@@ -41,6 +41,16 @@ assert_count "$WORK/shared.out" "^DIR tcn[12] $WORK/shared/" 4
 [ "$(awk '{print $3}' "$WORK/shared.out" | sort -u | wc -l)" -eq 2 ] ||
 	fail "two nodes used one directory on a shared TMPDIR: $(sort -u "$WORK/shared.out")"
 
+# The exchange is read once per node (docs/design.md, "Reading the exchange
+# once per node"): the node's first task leaves the step's layout and every
+# node's record in the step directory, where each task of its node finds it.
+# (That the others then ask PMI nothing is unit.wireup_shared's.)
+kept='d=$(dirname "$TORCHELASTIC_ERROR_FILE")
+echo "X $(hostname) $SLURM_LOCALID $(sed -n 2p "$d/exchange") $(grep -c "^value [0-9]* slurm-dist.node " "$d/exchange") $(stat -c %a "$d/exchange")"'
+run_srun kept --mpi=$XMPI --dist-mode=ddp -N2 --ntasks-per-node=3 bash -c "$kept"
+[ "$RC" -eq 0 ] || fail "ddp with three tasks a node exited $RC: $(cat "$WORK/kept.err")"
+assert_count "$WORK/kept.out" '^X tcn[12] [012] layout 2 2 600$' 6
+
 # Gone when the step ends (slurmstepd removes it as it exits: bounded wait).
 gone() {
 	local deadline=$((SECONDS + 30))
