@@ -15,7 +15,7 @@ for k in 1 2 3; do
 	assert_count "$WORK/two.out" "^ASC-OK rank=[0-5] server=10\.77\.0\.$k device=[01] ip=192\.168\.10[01]\.$k host=tcn$k$" 2
 done
 
-ASCEND_RT_VISIBLE_DEVICES=4,5,6,7 run_srun visible --mpi=$XMPI --dist-mode=ascend -N1 \
+ASCEND_RT_VISIBLE_DEVICES=4,5,6,7 run_srun visible --mpi=$XMPI --dist-mode=ascend -w tcn1 -N1 \
 	--ntasks-per-node=4 $PY "$WORK/ascend_check.py"
 [ "$RC" -eq 0 ] || { cat "$WORK/visible.err" >&2; fail "srun exited $RC"; }
 for d in 4 5 6 7; do
