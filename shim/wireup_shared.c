@@ -112,7 +112,8 @@ static int record_get(uint32_t rank, const char *key, unsigned timeout_s, char *
 {
 	if (kept.real->get(rank, key, timeout_s, buf, len, err))
 		return -1;
-	keep_value(rank, key, buf, strlen(buf)); /* not kept: the others ask */
+	/* Out of memory, it is not kept, and the others ask for it themselves. */
+	keep_value(rank, key, buf, strlen(buf));
 	return 0;
 }
 
