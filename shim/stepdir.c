@@ -202,28 +202,26 @@ int stepdir_wait(const struct stepdir *dir, const char *name, unsigned timeout_s
                  struct dist_err *err)
 {
 	time_t deadline;
-	int watch;
+	int watch, rc = 0;
 
 	if (present(dir, name))
 		return 0;
 	deadline = time(NULL) + timeout_s;
 	watch = watch_dir(dir);
-	while (!present(dir, name)) {
+	while (rc == 0 && !present(dir, name)) {
 		time_t now = time(NULL);
 
-		if (now > deadline) {
-			if (watch >= 0)
-				close(watch);
-			return dist_err_set(err,
-			                    "%s/%s did not appear in %u s; the node's first task "
-			                    "should have written it (see its errors)",
-			                    dir->path, name, timeout_s);
-		}
-		sleep_for_change(watch, (long)(deadline - now + 1) * 1000);
+		if (now > deadline)
+			rc = dist_err_set(err,
+			                  "%s/%s did not appear in %u s; the node's first task "
+			                  "should have written it (see its errors)",
+			                  dir->path, name, timeout_s);
+		else
+			sleep_for_change(watch, (long)(deadline - now + 1) * 1000);
 	}
 	if (watch >= 0)
 		close(watch);
-	return 0;
+	return rc;
 }
 
 int stepdir_read(const struct stepdir *dir, const char *name, char **content, struct dist_err *err)

@@ -433,6 +433,19 @@ static enum wireup_result read_exchange(const struct wireup_transport *t,
 	return result;
 }
 
+/* Whether this node's tasks read the exchange once between them: only
+ * where there are others to read for, and a step directory to leave it in. */
+static bool node_shares_reading(const struct wireup_request *req, const struct dist_world *w)
+{
+	return req->share && w->local_size > 1;
+}
+
+/* Whether this task reads the exchange for its node's other tasks. */
+static bool reads_for_node(const struct wireup_request *req, const struct dist_world *w)
+{
+	return node_shares_reading(req, w) && w->local_rank == 0;
+}
+
 /* The node's first task leaves what it read (nothing, when it read
  * nothing) for the node's other tasks, which wait for it after the fence:
  * they then ask the transport only for what it lacks. */
@@ -456,7 +469,7 @@ static enum wireup_result read_exchange_for_node(const struct wireup_transport *
 	struct dist_err ignored;
 	char *text = NULL;
 
-	if (!req->share)
+	if (!node_shares_reading(req, w))
 		return read_exchange(t, req, w, err);
 	if (w->local_rank == 0) {
 		result = read_exchange(wireup_shared_record(t), req, w, err);
@@ -542,7 +555,7 @@ enum wireup_result wireup_exchange(enum wireup_pmi pmi, const struct wireup_requ
 		snprintf(mine.msg, sizeof(mine.msg), "%s", local_failure);
 	/* Gone before this task joins the fence, so that no task of the node
 	 * past the fence reads what an earlier exchange left. */
-	if (w->local_rank == 0 && req->share)
+	if (reads_for_node(req, w))
 		stepdir_remove(req->share, SHARED_EXCHANGE);
 	prepare_contribution(t, req, w, &local, &mine);
 	if (t->commit(err))
@@ -551,7 +564,7 @@ enum wireup_result wireup_exchange(enum wireup_pmi pmi, const struct wireup_requ
 		result = WIREUP_TIMED_OUT;
 	else if (mine.msg[0]) {
 		*err = mine;
-		if (w->local_rank == 0 && req->share)
+		if (reads_for_node(req, w))
 			leave_for_node(req); /* read nothing: the others read for themselves */
 		/* Only a node's first task tells the others; another task whose
 		 * failure its record does not cover must end the step itself. */

@@ -35,15 +35,20 @@ static struct {
 	size_t nvalues, cap;
 } kept;
 
+static void free_nodes(struct wireup_node *nodes, uint32_t count)
+{
+	for (uint32_t i = 0; nodes && i < count; i++)
+		free(nodes[i].ranks);
+	free(nodes);
+}
+
 void wireup_shared_clear(void)
 {
-	for (uint32_t i = 0; i < kept.count; i++)
-		free(kept.nodes[i].ranks);
+	free_nodes(kept.nodes, kept.count);
 	for (size_t i = 0; i < kept.nvalues; i++) {
 		free(kept.values[i].key);
 		free(kept.values[i].value);
 	}
-	free(kept.nodes);
 	free(kept.values);
 	memset(&kept, 0, sizeof(kept));
 }
@@ -99,10 +104,8 @@ static int record_layout(const struct dist_world *w, struct wireup_node *nodes, 
 		kept.nodes = copy;
 		kept.count = *count;
 		kept.have_layout = true;
-	} else if (copy) {
-		for (uint32_t i = 0; i < *count; i++)
-			free(copy[i].ranks);
-		free(copy);
+	} else {
+		free_nodes(copy, *count);
 	}
 	return 0;
 }

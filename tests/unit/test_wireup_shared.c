@@ -99,21 +99,37 @@ static void read_all(const struct wireup_transport *t, uint32_t max)
 	free(nodes);
 }
 
-/* Records a read of the whole exchange; returns the text left for the node. */
-static char *record_all(uint32_t max)
+/* What was kept, as the node's other tasks get it; the keeping ends. */
+static char *kept_text(void)
 {
-	char *text;
+	char *text = wireup_shared_text();
 
-	read_all(wireup_shared_record(&fake_transport), max);
-	text = wireup_shared_text();
 	assert_non_null(text);
 	wireup_shared_clear();
 	return text;
 }
 
-static void test_replay_asks_the_transport_nothing(void **state)
+/* Records a read of the whole exchange; returns the text left for the node. */
+static char *record_all(uint32_t max)
+{
+	read_all(wireup_shared_record(&fake_transport), max);
+	return kept_text();
+}
+
+/* A node's other task's view of TEXT, counted from here on. */
+static const struct wireup_transport *replay(const char *text)
 {
 	struct dist_err err = {{0}};
+	const struct wireup_transport *t;
+
+	fake.layouts = fake.gets = 0;
+	t = wireup_shared_replay(&fake_transport, text, &err);
+	assert_non_null(t);
+	return t;
+}
+
+static void test_replay_asks_the_transport_nothing(void **state)
+{
 	const struct wireup_transport *t;
 	char *text;
 
@@ -122,9 +138,7 @@ static void test_replay_asks_the_transport_nothing(void **state)
 	text = record_all(3);
 	assert_int_equal(fake.layouts, 1);
 	assert_int_equal(fake.gets, 4);
-	fake.layouts = fake.gets = 0;
-	t = wireup_shared_replay(&fake_transport, text, &err);
-	assert_non_null(t);
+	t = replay(text);
 	assert_string_equal(t->name, "FAKE");
 	read_all(t, 3);
 	assert_int_equal(fake.layouts, 0);
@@ -143,9 +157,7 @@ static void test_replay_asks_for_what_was_not_kept(void **state)
 	(void)state;
 	fake_step(2, 2);
 	text = record_all(2);
-	fake.layouts = fake.gets = 0;
-	t = wireup_shared_replay(&fake_transport, text, &err);
-	assert_non_null(t);
+	t = replay(text);
 	assert_int_equal(t->get(1, "slurm-dist.relay", 5, buf, sizeof(buf), &err), 0);
 	fake_value(1, "slurm-dist.relay", want, sizeof(want));
 	assert_string_equal(buf, want);
@@ -168,11 +180,8 @@ static void test_failed_get_is_asked_again(void **state)
 	t = wireup_shared_record(&fake_transport);
 	assert_int_not_equal(t->get(2, "slurm-dist.node", 5, buf, sizeof(buf), &err), 0);
 	assert_int_equal(t->get(0, "slurm-dist.node", 5, buf, sizeof(buf), &err), 0);
-	text = wireup_shared_text();
-	wireup_shared_clear();
-	fake.gets = 0;
-	t = wireup_shared_replay(&fake_transport, text, &err);
-	assert_non_null(t);
+	text = kept_text();
+	t = replay(text);
 	assert_int_equal(t->get(0, "slurm-dist.node", 5, buf, sizeof(buf), &err), 0);
 	assert_int_equal(fake.gets, 0);
 	assert_int_not_equal(t->get(2, "slurm-dist.node", 5, buf, sizeof(buf), &err), 0);
@@ -182,8 +191,7 @@ static void test_failed_get_is_asked_again(void **state)
 	free(text);
 }
 
-/* A layout that failed is not kept either; nor is anything read before
- * the first task started recording. */
+/* A layout that failed is not kept either. */
 static void test_layout_failure_is_asked_again(void **state)
 {
 	struct wireup_node nodes[2];
@@ -197,13 +205,10 @@ static void test_layout_failure_is_asked_again(void **state)
 	fake.layout_fails = true;
 	t = wireup_shared_record(&fake_transport);
 	assert_int_not_equal(t->layout(NULL, nodes, 2, &count, &err), 0);
-	text = wireup_shared_text();
+	text = kept_text();
 	assert_string_equal(text, "slurm-dist shared exchange 1\n");
-	wireup_shared_clear();
 	fake.layout_fails = false;
-	fake.layouts = 0;
-	t = wireup_shared_replay(&fake_transport, text, &err);
-	assert_non_null(t);
+	t = replay(text);
 	assert_int_equal(t->layout(NULL, nodes, 2, &count, &err), 0);
 	assert_int_equal(fake.layouts, 1);
 	free_nodes(nodes, count);
@@ -222,8 +227,7 @@ static void test_replayed_layout_larger_than_the_step_is_refused(void **state)
 	(void)state;
 	fake_step(3, 1);
 	text = record_all(3);
-	t = wireup_shared_replay(&fake_transport, text, &err);
-	assert_non_null(t);
+	t = replay(text);
 	assert_int_not_equal(t->layout(NULL, nodes, 2, &count, &err), 0);
 	assert_string_equal(err.msg, "FAKE lists more nodes than the 2 of the step");
 	wireup_shared_clear();
@@ -286,18 +290,13 @@ static void test_malformed_texts_are_refused(void **state)
  * node, and asks the transport nothing. Sizes printed, not judged. */
 static void test_many_nodes(void **state)
 {
-	struct dist_err err = {{0}};
-	const struct wireup_transport *t;
 	char *text;
 
 	(void)state;
 	fake_step(16384, 8);
 	text = record_all(16384);
 	assert_int_equal(fake.gets, 16384 + 1);
-	fake.layouts = fake.gets = 0;
-	t = wireup_shared_replay(&fake_transport, text, &err);
-	assert_non_null(t);
-	read_all(t, 16384);
+	read_all(replay(text), 16384);
 	assert_int_equal(fake.layouts + fake.gets, 0);
 	printf("# 16384 nodes x 8 tasks: %zu bytes kept for the node's other tasks\n",
 	       strlen(text));
