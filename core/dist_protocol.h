@@ -18,7 +18,7 @@
 /* Slurm 22.05 route only: the task's own argv[0], which the shim replaced. */
 #define DIST_SHIM_ENV_ARGV0 "DIST_SHIM_ARGV0"
 /* The step's private directory on this node, made by the plugin as the
- * user ("PID:PATH", PID the task's own: shim/stepdir.h). */
+ * user ("PID:PATH", PID the task's own: shim/node/stepdir.h). */
 #define DIST_SHIM_ENV_STEPDIR "DIST_SHIM_STEPDIR"
 /* The launcher relay's key, drawn by srun's plugin for each step and sent
  * to its tasks only (a SLURM_ name: srun keeps those under --export=NONE). */

@@ -1,4 +1,4 @@
-/* The node record of the exchange (shim/wireup_exchange.c): what each
+/* The node record of the exchange (shim/wireup/exchange.c): what each
  * node's first task tells the others. Pure, so that what other tasks send
  * is parsed by code the unit tests and the fuzzer reach.
  *

@@ -7,20 +7,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bind.h"
+#include "base/module.h"
+#include "base/msg.h"
+#include "bind/bind.h"
 #include "cli.h"
 #include "dist_launch.h"
 #include "dist_mode.h"
 #include "dist_profile.h"
 #include "launch.h"
-#include "module.h"
-#include "msg.h"
-#include "npu_local.h"
-#include "relay.h"
+#include "node/stepdir.h"
+#include "relay/relay.h"
 #include "report.h"
-#include "stepdir.h"
-#include "wireup.h"
-#include "wireup_transport.h"
+#include "wireup/npu_local.h"
+#include "wireup/transport.h"
+#include "wireup/wireup.h"
 
 #define EXIT_USAGE  2
 #define EXIT_WIREUP 1

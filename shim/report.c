@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/msg.h"
+#include "base/readall.h"
 #include "dist_errfile.h"
-#include "msg.h"
-#include "readall.h"
 
 /* torch writes a message and a Python call stack: far below this. */
 #define ERRFILE_MAX (4 * 1024 * 1024)

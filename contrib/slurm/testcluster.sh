@@ -262,7 +262,7 @@ write_configs() {
 		cp "$TC_PLUGIN" "$stage/spank_dist.so"
 		if [ -n "$TC_SHIM" ]; then
 			cp "$TC_SHIM" "$stage/dist-shim"
-			# Its modules (shim/module.h) go beside it, where a build
+			# Its modules (shim/base/module.h) go beside it, where a build
 			# tree's shim finds them.
 			cp "$(dirname "$TC_SHIM")"/dist-shim-*.so "$stage/" 2>/dev/null ||
 				die "no dist-shim-*.so beside $TC_SHIM: build the shim's modules too"

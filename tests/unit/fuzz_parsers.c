@@ -32,7 +32,7 @@
 #include "dist_roles.h"
 #include "dist_slurmenv.h"
 #include "dist_stepnodes.h"
-#include "wireup_shared.h"
+#include "wireup/shared.h"
 
 #define ROUNDS  200000
 #define MAXLEN  200  /* most inputs */

@@ -1,4 +1,4 @@
-/* Unit tests for shim/doctor_plugstack.c: finding spank_dist's line in a
+/* Unit tests for shim/doctor/plugstack.c: finding spank_dist's line in a
  * plugstack.conf and the files its include lines name. */
 #include <limits.h>
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <ftw.h>
 
-#include "doctor_plugstack.h"
+#include "doctor/plugstack.h"
 
 static char dir[] = "/tmp/test_doctor_plugstack.XXXXXX";
 

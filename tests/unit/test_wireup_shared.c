@@ -1,4 +1,4 @@
-/* Unit tests for shim/wireup_shared.c: a node's first task reads the
+/* Unit tests for shim/wireup/shared.c: a node's first task reads the
  * exchange through the transport once; the node's other tasks replay it
  * and ask the transport nothing it already answered. The transport here is
  * a fake that counts what it is asked. */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "wireup_shared.h"
+#include "wireup/shared.h"
 
 /* The fake step: NODES nodes of TASKS tasks, ranks node after node. */
 static struct {
@@ -73,7 +73,7 @@ static void free_nodes(struct wireup_node *nodes, uint32_t count)
 		free(nodes[i].ranks);
 }
 
-/* Reads the exchange as wireup_exchange.c does: the layout, then each
+/* Reads the exchange as wireup/exchange.c does: the layout, then each
  * node's record from its first rank, then rank 0's port. */
 static void read_all(const struct wireup_transport *t, uint32_t max)
 {

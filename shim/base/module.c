@@ -1,0 +1,89 @@
+#include "base/module.h"
+
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const names[MODULE_COUNT] = {"pmix",  "pmi2",   "slurm", "hwloc",
+                                                "verbs", "crypto", "doctor"};
+static const void *loaded[MODULE_COUNT];
+/* libslurm's own plugins (auth_munge.so, hash_k12.so...) do not link
+ * libslurm: they find its symbols in the global scope, where a program
+ * linked to it has them. So the modules that use libslurm put it there. */
+static const bool global[MODULE_COUNT] = {[MODULE_SLURM] = true, [MODULE_DOCTOR] = true};
+
+const char *module_file(enum module_id id)
+{
+	static char files[MODULE_COUNT][32];
+
+	if (!files[id][0])
+		snprintf(files[id], sizeof(files[id]), "dist-shim-%s.so", names[id]);
+	return files[id];
+}
+
+/* The directory of the running shim (symbolic links resolved). */
+static int shim_dir(char *dir, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	return (size_t)snprintf(dir, len, "%s", dirname(exe)) < len ? 0 : -1;
+}
+
+/* Where an installed shim's modules are (DIST_SHIM_MODULE_RELDIR, from its
+ * own directory), then beside it (a build tree, a test cluster's copy). */
+static void *open_module(enum module_id id, char *tried, size_t len)
+{
+	const char *const places[] = {"/" DIST_SHIM_MODULE_RELDIR "/", "/"};
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	void *handle = NULL;
+
+	tried[0] = '\0';
+	if (shim_dir(dir, sizeof(dir)))
+		snprintf(dir, sizeof(dir), "."); /* no /proc: the loader says what is missing */
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]) && !handle; i++) {
+		snprintf(path, sizeof(path), "%s%s%s", dir, places[i], module_file(id));
+		if (access(path, F_OK) != 0)
+			continue;
+		handle = dlopen(path, RTLD_NOW | (global[id] ? RTLD_GLOBAL : RTLD_LOCAL));
+		snprintf(tried, len, "%s", handle ? path : dlerror());
+	}
+	if (!handle && !tried[0])
+		snprintf(tried, len, "not in %s/%s nor beside the shim", dir,
+		         DIST_SHIM_MODULE_RELDIR);
+	return handle;
+}
+
+const void *module_get(enum module_id id, struct dist_err *err)
+{
+	char symbol[64], tried[PATH_MAX + 256];
+	const char *const *table;
+	void *handle;
+
+	if (loaded[id])
+		return loaded[id];
+	handle = open_module(id, tried, sizeof(tried));
+	if (!handle) {
+		dist_err_set(err, "cannot load the shim's module %s (%s): reinstall slurm-dist",
+		             module_file(id), tried);
+		return NULL;
+	}
+	snprintf(symbol, sizeof(symbol), "dist_shim_module_%s", names[id]);
+	table = dlsym(handle, symbol);
+	if (!table || strcmp(*table, MODULE_ABI) != 0) {
+		dist_err_set(err,
+		             "the shim's module %s is from another build (%s, not %s): reinstall "
+		             "slurm-dist",
+		             tried, table ? *table : "no table", MODULE_ABI);
+		dlclose(handle);
+		return NULL;
+	}
+	loaded[id] = table;
+	return table;
+}
