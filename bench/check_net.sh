@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check_net.sh — what --dist-check=net adds to a step, as a ratio of the step
 # with the check to the same step without it, on the local test cluster.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # exec_hop.sh — what dist-shim costs one task when no exchange happens: the
 # extra exec hop plus the shim's own start-up, as a ratio to the bare exec.
 # No cluster needed.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # launch_cost.sh — issue 12's table: what --dist-mode=ddp costs a whole srun
 # step at real task counts, against the bare step and against the least any
 # PMIx client costs (bench/pmixmin.c: PMIx_Init only), binding on and off.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # Helpers shared by the benchmark scripts of bench/ (sourced, not run).
 #

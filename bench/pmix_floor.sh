@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pmix_floor.sh — how much of what the shim costs under --mpi=pmix is PMIx
 # itself: the shim against the least a PMIx client can do (bench/pmixmin.c),
 # in steps of the same shape, every kind interleaved in one run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmixmin: the least a PMIx client can do before exec'ing a program, as the
  * floor dist-shim's PMIx path is compared with (bench/pmix_floor.sh).
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Benchmark task for bench/rendezvous.sh: time to a completed PyTorch gloo
 init_process_group (env://) plus one barrier.
 

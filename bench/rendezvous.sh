@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # rendezvous.sh — time to a completed PyTorch gloo init_process_group plus one
 # barrier, 2 nodes x 2 ranks, for the two launch forms --dist-mode=ddp offers:
 #   per-task  srun --mpi=pmix --dist-mode=ddp -N2 --ntasks-per-node=2 python3 prog.py

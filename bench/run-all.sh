@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run-all.sh — every benchmark of bench/, then one compact table of ratios
 # (each wrapped launch over the bare launch it wraps, measured side by side).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scale.sh — scale simulation of the pure core: what one task of a large
 # step costs to build (its environment and arguments, and the files its node
 # writes: hostfiles, TF_CONFIG, the rank table) in every mode, alone and with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spawntime: wall time of commands, repetitions interleaved, medians out.
  *
  *   spawntime [-n REPS] [-w WARMUP] LABEL CMD [ARGS...] ::: LABEL CMD [ARGS...] ...

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # srun_step.sh — what --dist-mode=ddp adds to a whole srun step, as a ratio of
 # each wrapped step to the same step bare, on the local test cluster.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Slurm release this build is for, from the headers it is built against
 # (slurm/slurm_version.h has only SLURM_VERSION_NUMBER, 0xMMmmuu): a plugin
 # built for one release is refused by another, so the version strings, the

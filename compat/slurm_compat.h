@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The few libslurm API differences between the supported releases (22.05,
  * 24.11, 26.05), in one place, for the shim and the plugin. CMake probes the
  * headers (compat/slurm_probe.cmake). */

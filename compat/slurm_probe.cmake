@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Which libslurm API this release has (see slurm_compat.h).
 include(CheckCSourceCompiles)
 set(CMAKE_REQUIRED_INCLUDES ${SLURM_INCLUDE_DIR})

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs, from Debian's packages, everything slurm-dist needs to build, to
 # run its tests and to bring up the local test cluster. Run as root.
 #   install-deps.sh          install what is missing on this machine

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # package.sh deb|rpm [OUTDIR] — builds slurm-dist's binary packages for the
 # Slurm this machine has (libslurm-dev / slurm-devel), from a copy of the
 # tree (dpkg-buildpackage writes beside the tree it builds), into OUTDIR

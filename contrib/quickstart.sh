@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # From a fresh Debian 12 machine (as root): installs what is needed, builds,
 # brings up a local 3-node Slurm cluster with the plugin, and runs a real
 # `sbatch --dist-mode=ddp` PyTorch training job across its nodes.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The whole test suite on every supported Slurm release, from a fresh Debian
 # 12 machine (as root): installs what is needed, then for each release builds
 # with the tests and runs unit, golden and integration tests (the latter on a

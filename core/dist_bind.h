@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Which GPU, CPUs and NIC each task of a node gets (--dist-bind=auto).
  * Pure: the shim reads the topology (hwloc) and applies the plan.
  *   GPU   the Nth task of the node gets the Nth GPU of the step's list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A growing string buffer: the one way core builds text whose length grows
  * with the job (host lists, hostfiles, rank tables, formatted values), so
  * that nothing is cut off at a fixed size. Always NUL-terminated once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* --dist-check: what the tasks prove before the program starts, and the
  * pure parts of the network check (which paths each node tries). */
 #ifndef DIST_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The environment a mode wants its tasks to see, and how it is merged with
  * what the user already exported: a variable the user set always wins. */
 #ifndef DIST_ENV_H

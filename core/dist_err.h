@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One error message, filled in where a failure is detected and printed once
  * by whoever decides the process must stop. */
 #ifndef DIST_ERR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* torch's @record error file (TORCHELASTIC_ERROR_FILE), as torch's
  * ErrorHandler.record_exception writes it (torch/distributed/elastic/
  * multiprocessing/errors/error_handler.py): {"message": {"message":

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MPI launchers and the steps around them: which steps are an MPI
  * launcher's own daemons (left alone), and what a launcher may hand on to
  * the processes it starts (only what is true for all of them). */

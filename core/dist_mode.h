@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One distribution mode: the name users pass to --dist-mode and the contract
  * (environment) it exports. Adding a mode is a new mode_<name>.c and one
  * entry in dist_mode.c's table. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Which address of rank 0's node every node can reach, and which local
  * interface reaches it. Pure: the shim gathers the addresses, tests record them. */
 #ifndef DIST_NET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Ascend NPUs: which devices a node's tasks use, their IPs from hccn.conf,
  * and the layouts HCCL accepts. Pure: the shim reads the files. */
 #ifndef DIST_NPU_H

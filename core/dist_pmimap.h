@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* PMI_process_mapping: the job attribute through which PMI2 (Slurm's
  * mpi/pmi2, MPICH's Hydra) tells which node each rank runs on. */
 #ifndef DIST_PMIMAP_H

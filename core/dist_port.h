@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The master port: spread over a site-configurable range by job and step so
  * that jobs and steps sharing a node start from different ports, then the
  * first free one from there. */

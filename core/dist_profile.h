@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Platform profiles (--dist-compat): each managed platform's names and
  * meanings on top of a mode's contract. A profile is data, one table per
  * platform in dist_profile.c: a new platform is a new table, not new logic. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Variables through which the SPANK plugin hands a wrapped task to the shim.
  * The shim clears them before it execs the user's program. */
 #ifndef DIST_PROTOCOL_H

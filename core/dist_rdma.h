@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Which GID of a RoCE HCA NCCL should use: the RoCE v2 GID that carries an
  * IPv4 address (::ffff:a.b.c.d), as TI-ONE presets NCCL_IB_GID_INDEX=3 on its
  * hardware. Pure: the shim reads the GID table through libibverbs; tests use

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node record of the exchange (shim/wireup/exchange.c): what each
  * node's first task tells the others. Pure, so that what other tasks send
  * is parsed by code the unit tests and the fuzzer reach.

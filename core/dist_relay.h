@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The launcher relay's authentication (docs/security.md, "launcher relay"):
  * a key every task of the step shares and no one else has, and MACs
  * (HMAC-SHA-256, OpenSSL's) over each message, bound to both sides' nonces so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The relay's MACs, apart from the key's text form (dist_relay.c) so that
  * the plugin, which only draws and formats keys, does not link OpenSSL. */
 #include <openssl/crypto.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Parameter-server roles: which task is the chief, a ps, a worker or the
  * evaluator, by global rank, deterministically:
  *   rank 0                 chief      (with --dist-chief)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Pure parsers for Slurm's step description variables. */
 #ifndef DIST_SLURMENV_H
 #define DIST_SLURMENV_H

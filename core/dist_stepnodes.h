@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What srun's plugin tells the tasks of a step without PMI about the
  * step's nodes, so that no task has to ask slurmctld (one query per step,
  * from srun, instead of one per task): which Slurm node is the Kth of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The rank/peer model every mode works from: who this task is, where the
  * master is, and how this node reaches it. Filled by the shim from PMIx or
  * Slurm's environment; built by hand in tests. */

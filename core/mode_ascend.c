@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ascend: Huawei Ascend NPU jobs as ModelArts and Ascend clusters run them:
  * an HCCL rank table (v1.0) written once per node, RANK_TABLE_FILE and the
  * per-task device variables, and the ddp contract for torch_npu's hccl

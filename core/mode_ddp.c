@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ddp: one process per GPU, as PyTorch's env:// init, torchrun, Azure ML and
  * Kubeflow's PyTorchJob set it up. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mpi: MPI, Horovod and DeepSpeed jobs as ModelArts, TI-ONE and Kubeflow's
  * MPIJob run them. Every task is an MPI rank (srun --mpi=pmix wires them
  * up); the hostfiles and variables serve launchers (mpirun, horovodrun,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ps: TensorFlow parameter-server jobs as ModelArts, TI-ONE, Azure ML and
  * Kubeflow's TFJob start them: every task gets TF_CONFIG naming every
  * task's address:port by role, and its own role and index. The roles come

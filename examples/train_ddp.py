@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A small PyTorch DDP training run (gloo, CPU): fits y = 3x + 1 with data
 split across ranks. Only init_process_group(init_method="env://") - the
 environment comes from --dist-mode=ddp."""

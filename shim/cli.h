@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the shim was asked to do, from its command line or, when the SPANK
  * plugin wrapped the task, from the DIST_SHIM_* variables the plugin set. */
 #ifndef SHIM_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Finding and starting the user's program, with a shell's exit codes. */
 #ifndef SHIM_LAUNCH_H
 #define SHIM_LAUNCH_H

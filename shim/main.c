@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dist-shim: runs as the user in each task of a step, sets up the contract
  * of the chosen mode, and execs the user's program in its own place. */
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* After the program: which rank failed and with what error, read from the
  * error file torch's @record wrote (TORCHELASTIC_ERROR_FILE), as torchrun's
  * summary names it. The shim execs the program in its own place, so the

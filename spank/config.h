@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Site settings from plugstack.conf: key=value arguments, explicit defaults,
  * and an unknown key or bad value is an error naming it. */
 #ifndef SPANK_DIST_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The step's private directory on this node (docs/security.md, "Step
  * directory"): made in slurmstepd's user_init, where Slurm runs the plugin
  * as the job's user, under a name no one can predict or take first

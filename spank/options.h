@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The user's options: --dist-mode, --dist-compat and --dist-launcher, registered for srun,
  * sbatch and salloc, with an explicit "not given" state. */
 #ifndef SPANK_DIST_OPTIONS_H

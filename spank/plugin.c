@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_dist: adds --dist-mode to srun, sbatch and salloc and wraps each
  * task of a step with dist-shim. Runs inside Slurm's daemons (slurmstepd as
  * root until task_init), so it only validates, sets a few variables and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Whether this Slurm lets a SPANK plugin choose how its init failure is
 # handled (slurm_spank_init_failure_mode, Slurm 25.05 and later).
 include(CheckCSourceCompiles)

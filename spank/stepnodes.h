@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* srun, for a step whose tasks have no PMI: one query to slurmctld for the
  * step's layout and node addresses, handed to every task in
  * SLURM_DIST_STEP_NODES (core/dist_stepnodes.h), so that the tasks need not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Puts the shim in front of a task's program. */
 #ifndef SPANK_DIST_WRAP_H
 #define SPANK_DIST_WRAP_H

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs the build into a scratch prefix and checks where everything lands.
 set -euo pipefail
 build=$1 libdir=$2 bindir=$3 mandir=$4 datadir=$5 version=$6 topology=$7

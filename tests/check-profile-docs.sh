@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The variable tables in docs/moving-from-*.md are generated from the profile
 # tables in core/dist_profile.c (tools/profile-doc); this fails when a page
 # and the code disagree. UPDATE_DOCS=1 rewrites the pages' blocks instead.

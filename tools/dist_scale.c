@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Scale simulation of the pure core: what one task of a large step costs to
  * build (environment, appended arguments, and the files its node writes:
  * hostfiles, the rank table), for every mode of dist_mode.c's table, alone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Prints, as Markdown, what one --dist-compat profile sets, straight from
  * its table in core/dist_profile.c:  profile-doc NAME
  * docs/moving-from-*.md embed this output; tests/check-profile-docs.sh keeps

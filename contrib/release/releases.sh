@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The supported Slurm releases and the Debian suite that ships each; sourced
 # by the scripts beside it.
 # shellcheck shell=bash

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # rootfs.sh SUITE — prints the path of a Debian SUITE root file system with
 # everything slurm-dist needs to build and test (contrib/install-deps.sh
 # --list), building it with mmdebstrap from Debian's default mirror when it

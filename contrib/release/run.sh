@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh RELEASE — builds slurm-dist and runs the whole test suite against one
 # Slurm release (22.05, 24.11 or 26.05). The host's own release runs on the
 # host's files; the others in a root file system of their Debian suite

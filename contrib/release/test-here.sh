@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test-here.sh RELEASE — on a machine (or root file system) whose Slurm is
 # RELEASE and which has what contrib/install-deps.sh installs: builds with the
 # tests and runs them all with ctest. contrib/release/run.sh calls it inside

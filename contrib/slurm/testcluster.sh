@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # testcluster.sh — a real multi-node Slurm 22.05 cluster on one machine, for the
 # integration tests of slurm-dist.
 #

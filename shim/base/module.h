@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The shim's parts that need a large library (PMIx, Slurm's PMI2, libslurm,
  * hwloc, libibverbs, OpenSSL's libcrypto) are shared objects of their own,
  * loaded on the path that uses them and only there: every exec of the shim

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Messages to the user: one line on stderr, prefixed "dist-shim: ", naming
  * the host and rank once they are known. */
 #ifndef SHIM_MSG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One way the shim reads a whole file it has opened: the step directory's
  * plan, torch's error file, a plugin file for its build line. */
 #ifndef SHIM_READALL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* --bind: applies the binding plan (dist_bind.h) to this task, and
  * --explain: prints it, for this task or for a whole recorded node. */
 #ifndef SHIM_BIND_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node's binding plan, made once: the node's first task reads the
  * topology (hwloc) and the NICs (ibverbs), plans every task of the node and
  * writes one line per task in the step directory; each other task of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bind/rdma.h through its module (rdma_verbs_mod.c): libibverbs is loaded only when a
  * plan names a NIC. */
 #include "bind/rdma.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An RDMA device as libibverbs shows it: is its port up, and which GID NCCL
  * should use over RoCE. */
 #ifndef SHIM_RDMA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A NIC as libibverbs shows it (bind/rdma.h), a module of its own (base/module.h):
  * only a task whose plan names a NIC, or the doctor, loads it. */
 #include "bind/rdma.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The shim's side of the topology (bind/topo.h): hwloc itself is reached through
  * its module (bind/topo_hwloc_mod.c), loaded only by a task that needs it. */
 #include "bind/topo.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* This node's topology as the binding planner needs it (hwloc): the CPUs
  * the task may use, and for each GPU of the step's list the CPUs near it
  * and the nearest RDMA device. I/O devices are only discovered when the

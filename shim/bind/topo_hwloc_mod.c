@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* This node's topology through hwloc (bind/topo.h), a module of its own
  * (base/module.h): only a node's first task, or a task that plans for itself,
  * loads it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dist-shim --doctor: what an admin runs on a node (or on every node through
  * one srun step) to see whether slurm-dist can work there; one line per
  * check, OK, WARN (works, less well) or FAIL with what to fix. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The spank_dist line of this node's plugstack.conf, for dist-shim --doctor:
  * found by reading the file (and the files its include lines name) as
  * slurmstepd would. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* This node's IPv4 addresses and the kernel's route to a peer. */
 #ifndef SHIM_NETLOCAL_H
 #define SHIM_NETLOCAL_H

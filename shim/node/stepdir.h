@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The step's private directory on this node, where modes put their files
  * (docs/security.md, "Step directory"). Under the plugin, slurmstepd made
  * it for this step on this node as the user, under a name no one can

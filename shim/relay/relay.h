@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The launcher form (--launcher): the step has one task per node; rank 0
  * runs the user's command (mpirun, horovodrun, deepspeed...) and the other
  * tasks wait quietly, then exit with the launcher's status, which rank 0

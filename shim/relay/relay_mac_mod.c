@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The launcher relay's MACs (core/dist_relay_mac.c, OpenSSL's libcrypto) as
  * a module (base/module.h): only the launcher form's tasks load libcrypto. */
 #include "base/module.h"

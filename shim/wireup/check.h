@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The network check (--check net) over the exchange's PMI: each node's
  * first task listens before the fence (rank 0 also on the master port);
  * after it, connects to the master and to the next node of a ring from the

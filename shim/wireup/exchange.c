@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one exchange, whatever PMI carries it: each node's first task puts a
  * node record (the node's addresses, or why the program cannot start
  * there), rank 0 also the port it found free; one collecting fence, bounded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The sockets of the network check (--check net): listeners that accept
  * and let go of the other nodes' connections while the tasks wait at the
  * fence, and connections bounded in time, each from a chosen source

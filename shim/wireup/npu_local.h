@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* This node's Ascend NPUs, for mode ascend: read by the node's first task
  * before the fence, so that a missing hccn.conf or device address stops the
  * whole step at once, naming the node. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The PMI2 transport of the exchange (wireup/transport.h): Slurm's own
  * PMI2 (srun --mpi=pmi2, in every Slurm build), for sites whose Slurm has
  * no PMIx plugin. PMI2's key-value store is one for the whole job, so each

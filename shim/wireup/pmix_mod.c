@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The PMIx transport of the exchange (wireup/transport.h): srun --mpi=pmix,
  * or any PMIx launcher. */
 #include <pmix.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a node's first task read of the exchange, kept for the node's other
  * tasks (wireup/shared.h). The text:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A node's tasks read the exchange once between them. After the fence the
  * node's first task reads the step's layout and the node records through
  * the transport, and its reads are kept (wireup_shared_record); it leaves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Wire-up without PMIx (a site whose MpiDefault is none): everything comes
  * from the variables Slurm sets in every task and from slurmctld (which node
  * runs which ranks, the nodes' addresses). With no exchange, every task

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What only slurmctld can tell a task of a step without PMI (libslurm):
  * which node runs which rank, and the nodes' NodeAddrs. A module of its
  * own (base/module.h): most steps never ask, and libslurm is the largest

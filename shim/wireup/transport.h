@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the one exchange needs from the step's PMI: a key-value store with
  * one collecting fence, as PMIx and Slurm's PMI2 both offer. One file per
  * transport (wireup/pmix_mod.c, wireup/pmi2_mod.c), each loaded as a module

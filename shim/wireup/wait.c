@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A fence's bounded wait (wireup/transport.h): apart, so that the transport
  * modules link it without the rest of the shim. */
 #include <time.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fills the rank/peer model for this task: through the step's PMI when it
  * has one, PMIx or else Slurm's PMI2 (one fence carries what rank 0's node
  * must tell the others), otherwise from the variables Slurm sets in every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Prints the environment a mode exports for a recorded rank/peer model:
  *   golden-env MODE WORLD_FILE
  * WORLD_FILE has one key=value per line (rank, size, local_rank, local_size,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Compares `dist-shim --explain ARGS` (ARGS from CASE.args, relative to this
 # directory) with CASE.out. UPDATE_GOLDEN=1 rewrites CASE.out instead.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Compares what golden-env prints for a recorded world with its golden file.
 # With UPDATE_GOLDEN=1 it rewrites the golden file instead (review the diff).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A Hugging Face Accelerate program across the cluster's nodes, unchanged:
 # Accelerator() takes its ranks from the ddp contract (RANK, WORLD_SIZE,
 # LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_*), joins over gloo and trains one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A real Hugging Face Accelerate client, as a user writes it: Accelerator()
 on CPU with the gloo backend, one training step across every process, replicas checked
 equal. Prints per process:

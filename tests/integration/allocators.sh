@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-mode in the help of srun, sbatch and salloc, as Slurm users look for
 # it; and given to salloc it reaches the sruns inside the allocation.
 source "$(dirname "$0")/lib.sh"

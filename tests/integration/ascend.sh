@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-mode=ascend on the test cluster: per-node hccn.conf files (in each
 # node's private /tmp), a rank table every task validates against its own
 # node's file and variables, across nodes; the NPU subset of

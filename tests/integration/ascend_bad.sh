@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-mode=ascend refusals, each before anything starts, fast (no one
 # waits out a timeout), naming the node where it matters.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Checks, in each task, the rank table and variables of --dist-mode=ascend
 against this node's hccn.conf (DIST_HCCN_CONF) and the task's place.
 Prints: ASC-OK rank=R device=D ip=IP"""

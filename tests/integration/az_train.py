@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """An Azure ML-style script: env:// initialisation and the node index from
 NODE_RANK. Prints: AZ-OK rank=R node_rank=N master_node=ADDR:PORT"""
 import datetime

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # plugstack.conf arguments are key=value; an unknown key or a bad value
 # stops the plugin from loading, with the key named in the error.
 source "$(dirname "$0")/lib.sh"

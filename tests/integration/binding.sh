@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-bind (default auto) on the test cluster with fake GPUs from gres:
 # every task of a node on a different GPU and on CPUs no other task of the
 # node has, what it sees consistent with what it was given, OMP_NUM_THREADS

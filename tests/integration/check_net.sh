@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-check=net with real faults. A node that drops TCP to the training
 # ports (an nftables rule in its network namespace: Slurm's own traffic still
 # passes) makes the step fail within the check's bound, naming the node and

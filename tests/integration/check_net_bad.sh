@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-check values and combinations that cannot work: one line saying
 # what is wrong and how to fix it, non-zero, no task started, no node drained.
 source "$(dirname "$0")/lib.sh"

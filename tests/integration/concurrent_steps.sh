@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two steps of one job on the same nodes at the same time, each waiting for
 # the other before it finishes: both train, on different ports.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Without PMI the tasks need the step's node order and addresses, which only
 # slurmctld knows: srun's plugin asks once per step and hands the answer to
 # every task (SLURM_DIST_STEP_NODES), so slurmctld sees no query per task

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A real PyTorch DDP client: gloo on CPU, env:// rendezvous, one all_reduce
 and one DDP training step, checked across every rank.
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dist-shim --doctor on every node through one srun step: on the good
 # cluster each check of each node is OK (the PMIx check warns on a Slurm
 # without the PMIx plugin, 26.05) and it exits 0; with tcn2 made wrong (its

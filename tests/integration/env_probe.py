@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What a training program sees: writes one file per process into DIR
 (--out DIR), ENV-<host>-<pid>.json: {"env": {...}, "host": ..., "elastic":
 ..., ...} with its whole environment after `import torch` (so that whatever torch

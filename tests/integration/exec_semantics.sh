@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The shim execs the program in its own place: same pid as the task Slurm
 # started, the program's exit status is the task's, and the DIST_SHIM_*
 # hand-over variables are gone.

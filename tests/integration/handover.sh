@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The plugin's hand-over variables cannot be set by the user to change what
 # runs: a DIST_SHIM_ARGV0 left in the environment (the user's, an earlier
 # step's, a shell's) never replaces the command, on either wrapping route

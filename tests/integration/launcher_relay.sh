@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The launcher form's relay (issue 11, docs/security.md "launcher relay"):
 # rank 0 refuses a stranger's connection, from a node outside the step and
 # from one of its nodes without the step's key; an extra connection does

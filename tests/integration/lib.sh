@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers shared by the integration tests. Each test is a bash script run by
 # ctest against the cluster of contrib/slurm/testcluster.sh (fixture
 # "cluster"). Every wait is bounded.

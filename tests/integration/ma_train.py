@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A training start file as ModelArts runs it: the platform appends
 --init_method tcp://IP:PORT, and on several nodes --rank and --world_size of
 the nodes. Initialises gloo from those arguments alone and all_reduces.

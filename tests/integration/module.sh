@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The route for users of a shared system whose admin has not enabled the
 # plugin: the modulefiles of `cmake --install` (as the packages install them,
 # under <prefix>/share/modulefiles/slurm-dist/<version>) with the real tool

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A real mpi4py/Open MPI client: allreduce across every rank.
 Prints: MPI-OK rank=R size=S host=H"""
 import os

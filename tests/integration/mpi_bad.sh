@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-mode=mpi when the step's directory cannot be used safely (open to
 # others, a symlink in its place, another user's, not a directory): one
 # line naming the real cause, non-zero exit, no task starts the program, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An MPI program that prints, with its own MPI rank, what the distributed
  * contract told it: one line per rank, "-" for a variable not set. */
 #include <mpi.h>

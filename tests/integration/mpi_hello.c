@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An MPI program in C: allreduce of the ranks, checked. */
 #include <mpi.h>
 #include <stdio.h>

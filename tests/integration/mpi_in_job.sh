@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpirun inside a --dist-mode job (issue 10): Open MPI starts its daemons
 # with an inner srun (orted for Open MPI 4, prted for 5 and 6), which
 # inherits the job's --dist-mode. The plugin leaves such daemon steps alone,

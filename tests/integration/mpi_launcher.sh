@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-mode=mpi --dist-launcher: one task per node, only the first runs the
 # launcher; a real mpirun (which starts its daemons through Slurm itself)
 # runs an mpi4py job across the nodes; every task exits with the launcher's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-mode=mpi, native launch: every task an MPI rank wired up by PMIx,
 # with real mpi4py and a C program across nodes that carry a docker0 bridge
 # (Open MPI hangs on it unless told which network to use); the hostfiles and

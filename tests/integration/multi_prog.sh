@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --multi-prog. On Slurm 23.11 and later the plugin prepends the shim to each
 # task's own line (spank_prepend_task_argv): every line is wrapped with its
 # own program and arguments, in every mode (ddp, mpi, ps, ascend). On 22.05 each task execs its own

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Without --dist-mode the plugin leaves the job alone; --dist-mode=none turns
 # it off for one step of a ddp batch job.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Node order: whatever node runs rank 0 (--distribution=arbitrary with a -w
 # list out of order, -m plane), every task agrees with every other and with
 # Slurm on the ranks, node ranks (rank 0's node is 0, then nodes by their

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The site route: dpkg-buildpackage -b from a copy of the tree gives a .deb
 # whose version and dependency name this Slurm's release; installed, with
 # its plugstack.conf.d snippet included from the cluster's plugstack.conf,

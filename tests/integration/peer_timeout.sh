@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A task that never reaches the exchange: the others give up after the
 # timeout with a message saying so, abort the step, and nobody runs the
 # program. Also the standalone form: dist-shim under srun without the plugin.

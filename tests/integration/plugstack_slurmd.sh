@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A broken plugstack.conf line is refused where slurmd loads the plugin, so
 # the admin sees it when slurmd starts, not when a job lands on the node
 # (where a failing init drains the node of a batch job before 25.05). The

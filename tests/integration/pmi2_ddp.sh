@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # srun --mpi=pmi2, the exchange on a Slurm without PMIx (Debian's 26.05):
 # ranks, nodes and the master from Slurm's PMI2 and one fence; the layout
 # from PMI_process_mapping, also when uneven or cyclic.

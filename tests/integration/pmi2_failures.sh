@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Failures under srun --mpi=pmi2: a program missing on one node stops every
 # task at once, naming the cause; a task that never reaches the fence makes
 # the others give up after the timeout and end the step (PMI2_Abort); mode

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A program that wires itself up through Slurm's PMI2, as an MPI library
  * would: each rank puts a key, fences, and reads its left neighbour's. */
 #include <slurm/pmi2.h>

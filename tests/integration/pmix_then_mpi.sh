@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A program that calls MPI_Init after the shim used the step's PMIx for its
 # one exchange (Init, Put, Commit, Fence, Get, Finalize), per release:
 # - PMIx 5+ (Debian's Slurm 24.11, PMIx 5.0.7, Open MPI 5.0.7): it works, so

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # MASTER_PORT lies in the site's range (port_range= in plugstack.conf, set by
 # the fixture to 24000-24999) and is checked free on rank 0's node: with
 # PMIx a taken port is skipped; without PMIx a taken port is a clear error.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-compat: launch lines and scripts written for a platform run
 # unchanged, with real PyTorch over gloo and GPUs from Slurm's gres.
 source "$(dirname "$0")/lib.sh"

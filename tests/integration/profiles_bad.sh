@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad --dist-compat: one clear line, non-zero exit, nothing started, no node drained.
 source "$(dirname "$0")/lib.sh"
 

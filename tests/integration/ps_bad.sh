@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Impossible parameter-server requests are refused before anything starts.
 source "$(dirname "$0")/lib.sh"
 marker="touch $WORK/started"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --dist-mode=ps: every task binds the address:port TF_CONFIG gives it and
 # connects to every other task's, across nodes, as TensorFlow's servers
 # would; roles as documented; ModelArts' one-ps-one-worker-per-node layout.

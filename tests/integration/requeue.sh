@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A job Slurm requeues (scontrol requeue; --requeue, preemption and node
 # failure take the same path) gets a working rendezvous again: its first
 # attempt requeues itself once; the second sees TORCHELASTIC_RESTART_COUNT=1,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The walking skeleton: sbatch --dist-mode=ddp, plain srun inside, real DDP
 # training across three nodes.
 source "$(dirname "$0")/lib.sh"

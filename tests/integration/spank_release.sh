@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # SPANK behaviour that Slurm's release notes changed, checked on the release
 # the cluster runs (docs/design.md, "Per-release SPANK behaviour"). The
 # expected outcome is the same on 22.05, 24.11 and 26.05; what differs is how

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Without --mpi=pmix (MpiDefault=none): Slurm's variables, libslurm's
 # hostlist and rank 0's NodeAddr.
 source "$(dirname "$0")/lib.sh"

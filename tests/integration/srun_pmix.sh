@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # srun --mpi=pmix: ranks and the master come from PMIx and one fence. On a
 # Slurm built without its PMIx plugin (Debian's 26.05) srun refuses
 # --mpi=pmix itself before any task starts; the same training runs through

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The step's private directory (docs/security.md, "Step directory"): no
 # other user can block it (a per-user name another user made first, in
 # /tmp or in a sticky TMPDIR, changes nothing), each node and each step has

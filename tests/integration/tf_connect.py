@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What TensorFlow's gRPC servers do with TF_CONFIG, without TensorFlow:
 every task of the cluster spec binds the address:port given for it and
 accepts a connection from every other task, and every task (the evaluator

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Compares what a program gets from the plugin with what torchrun gives it.
 
   torchrun_contract.py REFERENCE FORM_DIR...

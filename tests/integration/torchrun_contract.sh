@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The contract test of torchrun parity: the same probe (env_probe.py) under a
 # real torchrun --nproc_per_node=2 on one node and under each launch form of
 # the plugin; torchrun_contract.py fails on any variable of torchrun's worker

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The classic mistake: torch's launcher started by several tasks of a node
 # (--ntasks-per-node=2 torchrun --nproc_per_node=2: 4 workers per node, and
 # PET_NNODES counting nodes, not tasks) is refused on every task with one

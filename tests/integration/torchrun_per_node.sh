@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # One task per node running torchrun: the PET_* variables carry nnodes,
 # node rank and the master, so torchrun needs only --nproc_per_node.
 source "$(dirname "$0")/lib.sh"

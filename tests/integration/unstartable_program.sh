@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A program that cannot be started: a message naming it, 127 like a shell,
 # and, when only one node lacks it, no task of the step starts it and nobody
 # waits out the fence timeout (the failing task aborts the PMIx job).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What the user exported wins over what the shim would set, and the derived
 # variables follow the user's value.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzzes every parser that reads text from users, sites or other tasks,
  * built with AddressSanitizer and UndefinedBehaviorSanitizer: random and
  * mutated inputs (fixed seed, so every run is the same run) must never read

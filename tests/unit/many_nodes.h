@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* For unit tests: a node table longer than any fixed 4 KiB buffer held. */
 #ifndef TEST_MANY_NODES_H
 #define TEST_MANY_NODES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for spank/config.c: plugstack.conf arguments. */
 #include <limits.h>
 #include <setjmp.h>

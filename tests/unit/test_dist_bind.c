@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_bind.c: which GPU, CPUs and NIC each local task gets. */
 #include <setjmp.h>
 #include <stdarg.h>

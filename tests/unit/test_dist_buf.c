@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_buf.c: the growing string buffer. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_check.c: --dist-check values, the ring each
  * node's first task tries, and which interface name a user's variables fix. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_env.c: the variable set a mode builds and its export. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_errfile.c: the error torch's @record recorded. */
 #include <setjmp.h>
 #include <stdarg.h>

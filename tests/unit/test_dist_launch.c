@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_launch.c: which steps are MPI launchers'
  * daemons, and that the launcher form hands on only what is the same for
  * every process a launcher starts. */

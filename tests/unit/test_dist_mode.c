@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_mode.c: --dist-mode values and their validation. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_net.c: address lists and the choice of the master address. */
 #include <setjmp.h>
 #include <stdarg.h>

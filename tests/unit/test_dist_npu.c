@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_npu.c: device ids, HCCL layouts, hccn.conf and the wire form. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_pmimap.c: PMI_process_mapping as Slurm's mpi/pmi2
  * serves it, MPICH's repetition, and what must be refused. */
 #include <setjmp.h>

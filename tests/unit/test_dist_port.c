@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_port.c: port range parsing, the first port of a
  * step and the search for a free one. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_profile.c: parsing --dist-compat, rendering value
  * sources, and the variables and arguments each platform profile adds. */
 #include <setjmp.h>

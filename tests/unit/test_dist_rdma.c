@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Choosing NCCL's RoCE GID from GID tables in show_gids' format (written for
  * these tests in the layout Mellanox's show_gids prints; no HCA here). */
 #include <setjmp.h>

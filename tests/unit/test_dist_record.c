@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_record.c: the node record other tasks send
  * through the exchange, and what must be refused. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_relay.c: the relay's MACs (OpenSSL's
  * HMAC-SHA-256 over a pinned message layout) and the key's text form. */
 #include <setjmp.h>

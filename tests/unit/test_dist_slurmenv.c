@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_slurmenv.c: SLURM_STEP_TASKS_PER_NODE and 32-bit numbers. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/dist_stepnodes.c: the step's node order and addresses
  * srun's plugin hands to tasks without PMI. */
 #include <setjmp.h>

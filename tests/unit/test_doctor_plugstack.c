@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for shim/doctor/plugstack.c: finding spank_dist's line in a
  * plugstack.conf and the files its include lines name. */
 #include <limits.h>

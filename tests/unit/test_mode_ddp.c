@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/mode_ddp.c: the exact environment of --dist-mode=ddp. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/mode_mpi.c: when a native launch is refused because
  * its ranks could not find each other. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for shim/wireup/shared.c: a node's first task reads the
  * exchange through the transport once; the node's other tasks replay it
  * and ask the transport nothing it already answered. The transport here is

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Rank 0's launcher in launcher_relay.sh: publishes the relay's port (its
 # parent, the shim, listens on it), waits until the waiting task is in and
 # a stranger holds a connection, then counts the shim's CPU time over 3 s.

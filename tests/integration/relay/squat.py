@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A user on rank 0's node who binds the site's whole port range first and
 answers every connection as the old relay's rank 0 would with status 0."""
 import socket

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A program that does not have the step's relay key, on any node of the
 cluster: tries to take a waiting task's place at rank 0's launcher relay
 ("forge": a hello with a made-up MAC) or only holds a connection open

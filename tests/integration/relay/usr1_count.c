@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Counts the USR1 signals this launcher gets, each delivery in its handler:
  * waits (bounded) for the first, then 3 s more for a second one. Writes the
  * job id to argv[1] once it counts. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Lets torchrun run on a torch built without libuv (Debian's torch 2.x).
 
 From torch 2.4 on, TCPStore asks for libuv by default. torch.distributed's
