@@ -20,10 +20,6 @@
 /* A node's result: at most two failed paths (bounded whatever the job). */
 #define RESULT_MAX 1024
 
-/* One process, one check: the listeners live from before the first fence
- * until every node has tried its paths. */
-static struct netcheck_listener *ring_listener, *master_listener;
-
 static bool checks(const struct wireup_request *req, const struct dist_world *w)
 {
 	return req->check && req->check->net && w->nnodes > 1;
@@ -36,9 +32,11 @@ static void host_name(char host[HOST_MAX])
 	host[HOST_MAX - 1] = '\0';
 }
 
-int wireup_check_listen(const struct wireup_transport *t, const struct wireup_request *req,
-                        const struct dist_world *w, uint16_t master_port, struct dist_err *err)
+int wireup_check_listen(struct check_listeners *l, const struct wireup_transport *t,
+                        const struct wireup_request *req, const struct dist_world *w,
+                        uint16_t master_port, struct dist_err *err)
 {
+	struct netcheck_listener *ring_listener = NULL, *master_listener = NULL;
 	uint32_t jobid, stepid;
 	char host[HOST_MAX], text[HOST_MAX + 16];
 
@@ -46,20 +44,22 @@ int wireup_check_listen(const struct wireup_transport *t, const struct wireup_re
 		return 0;
 	if (w->rank == 0 && master_port && netcheck_listen(master_port, &master_listener, err))
 		return -1;
+	l->master = master_listener;
 	wireup_step_ids(&jobid, &stepid);
 	if (netcheck_listen_any(&req->ports, dist_port_first(&req->ports, jobid, stepid + 0xc000),
 	                        &ring_listener, err))
 		return -1;
+	l->ring = ring_listener;
 	host_name(host);
 	snprintf(text, sizeof(text), "%u %s", netcheck_listener_port(ring_listener), host);
 	return t->put(KEY_LISTEN, text, err);
 }
 
-void wireup_check_close(void)
+void wireup_check_close(struct check_listeners *l)
 {
-	netcheck_listener_close(ring_listener);
-	netcheck_listener_close(master_listener);
-	ring_listener = master_listener = NULL;
+	netcheck_listener_close(l->ring);
+	netcheck_listener_close(l->master);
+	l->ring = l->master = NULL;
 }
 
 /* Where a node's first task listens for the ring, and its host name. */
@@ -219,7 +219,7 @@ static double ms_since(const struct timespec *start)
 	return (now.tv_sec - start->tv_sec) * 1e3 + (now.tv_nsec - start->tv_nsec) / 1e6;
 }
 
-enum wireup_result wireup_check_run(const struct wireup_transport *t,
+enum wireup_result wireup_check_run(struct check_listeners *l, const struct wireup_transport *t,
                                     const struct wireup_request *req, struct dist_world *w,
                                     const struct dist_addr_list *local, struct dist_err *err)
 {
@@ -239,7 +239,7 @@ enum wireup_result wireup_check_run(const struct wireup_transport *t,
 	/* Nodes arrive as their connections end: within the check's bound. */
 	if (t->commit(err) || t->fence(req->timeout_s + req->check->timeout_s, err))
 		return WIREUP_TIMED_OUT;
-	wireup_check_close(); /* every node has tried its paths */
+	wireup_check_close(l); /* every node has tried its paths */
 	failed = count_failures(t, req, w, err);
 	if (failed < 0)
 		return WIREUP_FAILED_UNSHARED;

@@ -17,6 +17,7 @@
 #include "node/stepdir.h"
 #include "relay/relay.h"
 #include "wireup/check.h"
+#include "wireup/exchange.h"
 #include "wireup/shared.h"
 #include "wireup/transport.h"
 #include "wireup/wireup.h"
@@ -31,6 +32,25 @@
 
 /* The transport this task wired up through, for wireup_abort/finalize. */
 static const struct wireup_transport *used;
+
+/* One task's exchange (wireup/exchange.h). */
+struct exchange {
+	const struct wireup_transport *t; /* the step's PMI */
+	const struct wireup_request *req;
+	/* The node record being formatted or parsed, one at a time (some 7 KiB). */
+	struct dist_node_record rec;
+	/* --check net's listeners, from before the fence until every node has
+	 * tried its paths. */
+	struct check_listeners check;
+	/* What the world points into after a successful reading, until
+	 * exchange_free: the node table, the task table, every node's ranks
+	 * and what each node's first task reported for the mode (NEXTRAS). */
+	struct dist_node *nodes;
+	struct dist_task *tasks;
+	uint32_t *ranks_by_node;
+	char **extras;
+	uint32_t nextras;
+};
 
 enum wireup_pmi wireup_pmi_of_step(void)
 {
@@ -129,44 +149,48 @@ static int pick_task_ports(const struct wireup_request *req, uint32_t n, char *t
 
 /* The "ok" record of this node in TEXT (LIMIT bytes at most); addresses
  * that do not fit are left out, so that others pick none of ours. */
-static int format_ok_record(const struct dist_world *w, const char *ports, const char *extra,
-                            const struct dist_addr_list *local, char *text, size_t limit,
-                            struct dist_err *err)
+static int format_ok_record(struct exchange *ex, const struct dist_world *w, const char *ports,
+                            const char *extra, const struct dist_addr_list *local, char *text,
+                            size_t limit, struct dist_err *err)
 {
-	static struct dist_node_record rec;
+	struct dist_node_record *rec = &ex->rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.gpus = w->local_gpus;
-	snprintf(rec.ports, sizeof(rec.ports), "%s", ports);
-	snprintf(rec.extra, sizeof(rec.extra), "%s", extra[0] ? extra : "-");
-	rec.addrs = *local;
-	return dist_node_record_format(&rec, text, limit, err);
+	memset(rec, 0, sizeof(*rec));
+	rec->gpus = w->local_gpus;
+	snprintf(rec->ports, sizeof(rec->ports), "%s", ports);
+	snprintf(rec->extra, sizeof(rec->extra), "%s", extra[0] ? extra : "-");
+	rec->addrs = *local;
+	return dist_node_record_format(rec, text, limit, err);
 }
 
 /* The first task of each node speaks for it (core/dist_record.h), or says why
  * the program cannot start there: every task of a node runs the same
- * program with the same environment, so its check stands for all. */
-static void put_node_record(const struct wireup_transport *t, const struct wireup_request *req,
-                            const struct dist_world *w, const struct dist_addr_list *local,
-                            struct dist_err *failure)
+ * program with the same environment, so its check stands for all. RC is
+ * nonzero when the task already failed (FAILURE says why); returns -1 when
+ * it has failed by the end (FAILURE), 0 when the record says "ok". */
+static int put_node_record(struct exchange *ex, const struct dist_world *w,
+                           const struct dist_addr_list *local, int rc, struct dist_err *failure)
 {
+	const struct wireup_transport *t = ex->t;
+	const struct wireup_request *req = ex->req;
 	char text[RECORD_MAX], ports[RECORD_MAX / 4] = "-", extra[RECORD_MAX / 4] = "-";
 	size_t limit = t->max_value < sizeof(text) ? t->max_value : sizeof(text);
 	char host[64] = "?";
 	struct dist_err ignored;
 
-	if (!failure->msg[0] && req->needs_tasks)
-		pick_task_ports(req, w->local_size, ports, sizeof(ports), failure);
-	if (!failure->msg[0] && req->node_extra)
-		req->node_extra(w, extra, sizeof(extra), failure);
-	if (!failure->msg[0])
-		format_ok_record(w, ports, extra, local, text, limit, failure);
-	if (failure->msg[0]) {
+	if (rc == 0 && req->needs_tasks)
+		rc = pick_task_ports(req, w->local_size, ports, sizeof(ports), failure);
+	if (rc == 0 && req->node_extra)
+		rc = req->node_extra(w, extra, sizeof(extra), failure);
+	if (rc == 0)
+		rc = format_ok_record(ex, w, ports, extra, local, text, limit, failure);
+	if (rc != 0) {
 		gethostname(host, sizeof(host) - 1);
 		snprintf(text, limit, DIST_RECORD_FAILED "rank %u on %s: %s", w->rank, host,
 		         failure->msg);
 	}
 	t->put(KEY_NODE, text, &ignored);
+	return rc ? -1 : 0;
 }
 
 static int read_port(const struct wireup_transport *t, const struct wireup_request *req,
@@ -212,30 +236,30 @@ static int list_nodes(const struct wireup_transport *t, const struct dist_world 
 }
 
 /* Reads one node's record; a failed node ends the reading. */
-static enum wireup_result read_node_record(const struct wireup_transport *t,
-                                           const struct wireup_request *req, uint32_t leader,
-                                           struct dist_addr_list *addrs, uint32_t *gpus,
-                                           char **ports, char **extra, struct dist_err *err)
+static enum wireup_result read_node_record(struct exchange *ex, const struct wireup_transport *t,
+                                           uint32_t leader, struct dist_addr_list *addrs,
+                                           uint32_t *gpus, char **ports, char **extra,
+                                           struct dist_err *err)
 {
-	static struct dist_node_record rec;
+	struct dist_node_record *rec = &ex->rec;
 	char text[RECORD_MAX];
 	struct dist_err why;
 
-	if (t->get(leader, KEY_NODE, req->timeout_s, text, sizeof(text), err))
+	if (t->get(leader, KEY_NODE, ex->req->timeout_s, text, sizeof(text), err))
 		return WIREUP_FAILED;
-	if (dist_node_record_parse(text, &rec, &why)) {
+	if (dist_node_record_parse(text, rec, &why)) {
 		dist_err_set(err, "rank %u published a malformed node record (%s)", leader,
 		             why.msg);
 		return WIREUP_FAILED;
 	}
-	if (rec.failed) {
-		dist_err_set(err, "not starting: %s", rec.why);
+	if (rec->failed) {
+		dist_err_set(err, "not starting: %s", rec->why);
 		return WIREUP_PEER_FAILED;
 	}
-	*gpus = rec.gpus;
-	*addrs = rec.addrs;
-	*ports = strdup(rec.ports);
-	*extra = strdup(rec.extra);
+	*gpus = rec->gpus;
+	*addrs = rec->addrs;
+	*ports = strdup(rec->ports);
+	*extra = strdup(rec->extra);
 	if (!*ports || !*extra) {
 		dist_err_set(err, "out of memory");
 		return WIREUP_FAILED;
@@ -268,36 +292,45 @@ static int renumber_node(const struct records *r, struct dist_world *w, struct d
 	return dist_err_set(err, "the step's layout does not list rank %u", w->rank);
 }
 
-static enum wireup_result read_records(const struct wireup_transport *t,
-                                       const struct wireup_request *req, struct dist_world *w,
-                                       struct records *r, struct dist_err *err)
+static enum wireup_result read_records(struct exchange *ex, const struct wireup_transport *t,
+                                       struct dist_world *w, struct records *r,
+                                       struct dist_err *err)
 {
 	enum wireup_result result = WIREUP_OK;
 
 	if (list_nodes(t, w, r->nodes, &r->count, err) || renumber_node(r, w, err))
 		return WIREUP_FAILED;
 	for (uint32_t i = 0; i < r->count && result == WIREUP_OK; i++)
-		result = read_node_record(t, req, r->nodes[i].ranks[0], &r->addrs[i], &r->gpus[i],
+		result = read_node_record(ex, t, r->nodes[i].ranks[0], &r->addrs[i], &r->gpus[i],
 		                          &r->ports[i], &r->extras[i], err);
 	return result;
 }
 
-/* Every node's ranks, node after node, and what its first task reported
- * for the mode; the world keeps pointing at them after the records go. */
-static int fill_node_ranks(const struct records *r, struct dist_world *w, struct dist_err *err)
+static void free_node_ranks(struct exchange *ex)
 {
-	static uint32_t *ranks;
-	static char **extras;
-	static uint32_t nextras;
+	for (uint32_t i = 0; ex->extras && i < ex->nextras; i++)
+		free(ex->extras[i]);
+	free(ex->extras);
+	free(ex->ranks_by_node);
+	ex->extras = NULL;
+	ex->ranks_by_node = NULL;
+	ex->nextras = 0;
+}
+
+/* Every node's ranks, node after node, and what its first task reported
+ * for the mode; the world keeps pointing at them (in EX) after the records
+ * go. */
+static int fill_node_ranks(struct exchange *ex, const struct records *r, struct dist_world *w,
+                           struct dist_err *err)
+{
+	uint32_t *ranks;
+	char **extras;
 	uint32_t used = 0;
 
-	free(ranks);
-	for (uint32_t i = 0; extras && i < nextras; i++)
-		free(extras[i]);
-	free(extras);
-	ranks = calloc(w->size ? w->size : 1, sizeof(*ranks));
-	extras = calloc(r->count ? r->count : 1, sizeof(*extras));
-	nextras = r->count;
+	free_node_ranks(ex);
+	ranks = ex->ranks_by_node = calloc(w->size ? w->size : 1, sizeof(*ranks));
+	extras = ex->extras = calloc(r->count ? r->count : 1, sizeof(*extras));
+	ex->nextras = r->count;
 	if (!ranks || !extras)
 		return dist_err_set(err, "out of memory");
 	for (uint32_t i = 0; i < r->count; i++) {
@@ -311,13 +344,14 @@ static int fill_node_ranks(const struct records *r, struct dist_world *w, struct
 }
 
 /* The node table modes that describe every node (hostfiles...) need. */
-static int fill_node_table(const struct records *r, struct dist_world *w, struct dist_err *err)
+static int fill_node_table(struct exchange *ex, const struct records *r, struct dist_world *w,
+                           struct dist_err *err)
 {
-	static struct dist_node *table;
+	struct dist_node *table;
 	struct dist_ifaddr chosen;
 
-	free(table);
-	table = calloc(r->count, sizeof(*table));
+	free(ex->nodes);
+	table = ex->nodes = calloc(r->count, sizeof(*table));
 	if (!table)
 		return dist_err_set(err, "out of memory");
 	for (uint32_t i = 0; i < r->count; i++) {
@@ -329,17 +363,18 @@ static int fill_node_table(const struct records *r, struct dist_world *w, struct
 		table[i].gpus = r->gpus[i];
 	}
 	w->nodes = table;
-	return fill_node_ranks(r, w, err);
+	return fill_node_ranks(ex, r, w, err);
 }
 
 /* The task table: every task's node address and the port its node's first
  * task picked for it (the Nth port for the node's Nth rank). */
-static int fill_task_table(const struct records *r, struct dist_world *w, struct dist_err *err)
+static int fill_task_table(struct exchange *ex, const struct records *r, struct dist_world *w,
+                           struct dist_err *err)
 {
-	static struct dist_task *table;
+	struct dist_task *table;
 
-	free(table);
-	table = calloc(w->size, sizeof(*table));
+	free(ex->tasks);
+	table = ex->tasks = calloc(w->size, sizeof(*table));
 	if (!table)
 		return dist_err_set(err, "out of memory");
 	for (uint32_t i = 0; i < r->count; i++) {
@@ -400,10 +435,10 @@ static void free_records(struct records *r, uint32_t nnodes)
 
 /* Everything a task needs from the fence: did every node get ready, the
  * port, rank 0's address all nodes reach, and the node table if asked. */
-static enum wireup_result read_exchange(const struct wireup_transport *t,
-                                        const struct wireup_request *req, struct dist_world *w,
-                                        struct dist_err *err)
+static enum wireup_result read_exchange(struct exchange *ex, const struct wireup_transport *t,
+                                        struct dist_world *w, struct dist_err *err)
 {
+	const struct wireup_request *req = ex->req;
 	struct records r;
 	struct dist_ifaddr chosen;
 	enum wireup_result result = WIREUP_FAILED;
@@ -411,7 +446,7 @@ static enum wireup_result read_exchange(const struct wireup_transport *t,
 	if (alloc_records(&r, w->nnodes)) {
 		dist_err_set(err, "out of memory");
 	} else {
-		result = read_records(t, req, w, &r, err);
+		result = read_records(ex, t, w, &r, err);
 		if (result == WIREUP_OK && read_port(t, req, w, err))
 			result = WIREUP_FAILED;
 		if (result == WIREUP_OK && read_relay(t, req, w, err))
@@ -425,9 +460,9 @@ static enum wireup_result read_exchange(const struct wireup_transport *t,
 		else if (result == WIREUP_OK)
 			dist_ipv4_format(chosen.addr, w->master_addr);
 		if (result == WIREUP_OK && (req->needs_nodes || req->needs_tasks) &&
-		    fill_node_table(&r, w, err))
+		    fill_node_table(ex, &r, w, err))
 			result = WIREUP_FAILED;
-		if (result == WIREUP_OK && req->needs_tasks && fill_task_table(&r, w, err))
+		if (result == WIREUP_OK && req->needs_tasks && fill_task_table(ex, &r, w, err))
 			result = WIREUP_FAILED;
 	}
 	free_records(&r, w->nnodes);
@@ -461,26 +496,26 @@ static void leave_for_node(const struct wireup_request *req)
 
 /* The exchange read once for the node (wireup/shared.h): by its first
  * task, or, when it left nothing usable, by each task for itself. */
-static enum wireup_result read_exchange_for_node(const struct wireup_transport *t,
-                                                 const struct wireup_request *req,
-                                                 struct dist_world *w, struct dist_err *err)
+static enum wireup_result read_exchange_for_node(struct exchange *ex, struct dist_world *w,
+                                                 struct dist_err *err)
 {
-	const struct wireup_transport *view = NULL;
+	const struct wireup_transport *t = ex->t, *view = NULL;
+	const struct wireup_request *req = ex->req;
 	enum wireup_result result;
 	struct dist_err ignored;
 	char *text = NULL;
 
 	if (!node_shares_reading(req, w))
-		return read_exchange(t, req, w, err);
+		return read_exchange(ex, t, w, err);
 	if (w->local_rank == 0) {
-		result = read_exchange(wireup_shared_record(t), req, w, err);
+		result = read_exchange(ex, wireup_shared_record(t), w, err);
 		leave_for_node(req);
 	} else {
 		if (stepdir_wait(req->share, SHARED_EXCHANGE, req->timeout_s, &ignored) == 0 &&
 		    stepdir_read(req->share, SHARED_EXCHANGE, &text, &ignored) == 0)
 			view = wireup_shared_replay(t, text, &ignored);
 		free(text);
-		result = read_exchange(view ? view : t, req, w, err);
+		result = read_exchange(ex, view ? view : t, w, err);
 	}
 	wireup_shared_clear();
 	return result;
@@ -513,57 +548,79 @@ static bool leader_reported_failure(const struct wireup_transport *t,
 	return failed;
 }
 
-/* This task's reason not to start, if it finds one before the fence. */
-static void prepare_contribution(const struct wireup_transport *t, const struct wireup_request *req,
-                                 const struct dist_world *w, struct dist_addr_list *local,
-                                 struct dist_err *mine)
+/* This task's reason not to start, if it finds one before the fence: -1
+ * (MINE says why), also when RC says it already had one. */
+static int prepare_contribution(struct exchange *ex, const struct dist_world *w,
+                                struct dist_addr_list *local, int rc, struct dist_err *mine)
 {
+	const struct wireup_transport *t = ex->t;
+	const struct wireup_request *req = ex->req;
 	uint16_t master = 0;
 
-	if (mine->msg[0] == '\0' && w->rank == 0 && !req->user_master_port)
-		put_port(t, req, &master, mine);
-	else if (mine->msg[0] == '\0' && w->rank == 0)
-		wireup_user_port(req, &master, mine);
-	if (mine->msg[0] == '\0' && w->rank == 0 && req->relay)
-		put_relay(t, req, master, mine);
-	if (mine->msg[0] == '\0')
-		wireup_check_listen(t, req, w, req->user_master_addr ? 0 : master, mine);
-	if (mine->msg[0] == '\0')
-		netlocal_addrs(local, mine);
+	if (rc == 0 && w->rank == 0 && !req->user_master_port)
+		rc = put_port(t, req, &master, mine);
+	else if (rc == 0 && w->rank == 0)
+		rc = wireup_user_port(req, &master, mine);
+	if (rc == 0 && w->rank == 0 && req->relay)
+		rc = put_relay(t, req, master, mine);
+	if (rc == 0)
+		rc = wireup_check_listen(&ex->check, t, req, w, req->user_master_addr ? 0 : master,
+		                         mine);
+	if (rc == 0)
+		rc = netlocal_addrs(local, mine);
 	if (w->local_rank == 0)
-		put_node_record(t, req, w, local, mine);
+		rc = put_node_record(ex, w, local, rc, mine);
+	return rc ? -1 : 0;
 }
 
-enum wireup_result wireup_exchange(enum wireup_pmi pmi, const struct wireup_request *req,
-                                   const char *local_failure, struct dist_world *w,
-                                   struct dist_err *err)
+struct exchange *exchange_create(const struct wireup_transport *t, const struct wireup_request *req)
 {
-	const struct wireup_transport *t = load_transport(pmi, err);
+	struct exchange *ex = calloc(1, sizeof(*ex));
+
+	if (ex) {
+		ex->t = t;
+		ex->req = req;
+	}
+	return ex;
+}
+
+void exchange_free(struct exchange *ex)
+{
+	if (!ex)
+		return;
+	wireup_check_close(&ex->check);
+	free_node_ranks(ex);
+	free(ex->nodes);
+	free(ex->tasks);
+	free(ex);
+}
+
+enum wireup_result exchange_run(struct exchange *ex, const char *local_failure,
+                                struct dist_world *w, struct dist_err *err)
+{
+	const struct wireup_transport *t = ex->t;
+	const struct wireup_request *req = ex->req;
 	struct dist_addr_list local = {.count = 0};
 	struct dist_err mine = {{0}};
 	enum wireup_result result;
+	int failed = 0;
 
-	/* Without its module this task cannot join the fence: the others
-	 * wait for it until their timeout. */
-	if (!t)
-		return WIREUP_FAILED;
-	used = t;
 	if (t->init(&host, w, err))
 		return WIREUP_FAILED;
 	w->local_gpus = wireup_local_gpus();
 	msg_set_rank(w->rank); /* errors from here on name the rank */
 	if (local_failure)
-		snprintf(mine.msg, sizeof(mine.msg), "%s", local_failure);
+		failed = dist_err_set(&mine, "%s", local_failure);
 	/* Gone before this task joins the fence, so that no task of the node
 	 * past the fence reads what an earlier exchange left. */
 	if (reads_for_node(req, w))
 		stepdir_remove(req->share, SHARED_EXCHANGE);
-	prepare_contribution(t, req, w, &local, &mine);
+	failed = prepare_contribution(ex, w, &local, failed, &mine);
 	if (t->commit(err))
 		result = WIREUP_FAILED;
 	else if (t->fence(req->timeout_s, err))
 		result = WIREUP_TIMED_OUT;
-	else if (mine.msg[0]) {
+	else if (failed) {
 		*err = mine;
 		if (reads_for_node(req, w))
 			leave_for_node(req); /* read nothing: the others read for themselves */
@@ -573,13 +630,36 @@ enum wireup_result wireup_exchange(enum wireup_pmi pmi, const struct wireup_requ
 		                 ? WIREUP_FAILED
 		                 : WIREUP_FAILED_UNSHARED;
 	} else
-		result = read_exchange_for_node(t, req, w, err);
+		result = read_exchange_for_node(ex, w, err);
 	if (result == WIREUP_OK) {
 		wireup_find_master_ifname(w, &local);
-		result = wireup_check_run(t, req, w, &local, err);
+		result = wireup_check_run(&ex->check, t, req, w, &local, err);
 	}
-	wireup_check_close();
+	wireup_check_close(&ex->check);
 	return result;
+}
+
+/* The exchange this process ran, one a process: the world it filled points
+ * into it up to the exec, so nothing frees it (wireup/exchange.h). */
+static struct exchange *ran;
+
+enum wireup_result wireup_exchange(enum wireup_pmi pmi, const struct wireup_request *req,
+                                   const char *local_failure, struct dist_world *w,
+                                   struct dist_err *err)
+{
+	const struct wireup_transport *t = load_transport(pmi, err);
+
+	/* Without its module this task cannot join the fence: the others
+	 * wait for it until their timeout. */
+	if (!t)
+		return WIREUP_FAILED;
+	used = t;
+	ran = exchange_create(t, req);
+	if (!ran) {
+		dist_err_set(err, "out of memory");
+		return WIREUP_FAILED;
+	}
+	return exchange_run(ran, local_failure, w, err);
 }
 
 void wireup_abort(const char *why)

@@ -60,12 +60,13 @@ int npu_node_extra(const struct dist_world *w, char *buf, size_t len, struct dis
 	text = malloc(HCCN_CONF_MAX);
 	if (!text)
 		return dist_err_set(err, "out of memory");
-	if (read_file(path, text, HCCN_CONF_MAX, err) == 0 &&
-	    dist_hccn_lookup(text, ids, w->local_size, npus, err) == 0)
-		rc = dist_npus_format(npus, w->local_size, buf, len, err);
-	if (rc && strstr(err->msg, "address_"))
-		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg), " in %s",
-		         path);
+	if (read_file(path, text, HCCN_CONF_MAX, err) == 0) {
+		if (dist_hccn_lookup(text, ids, w->local_size, npus, err) == 0)
+			rc = dist_npus_format(npus, w->local_size, buf, len, err);
+		else /* a device hccn.conf has no address for: say which file */
+			snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+			         " in %s", path);
+	}
 	free(text);
 	return rc;
 }

@@ -33,26 +33,29 @@ static int env_u32(const char *name, uint32_t *value, struct dist_err *err)
 }
 
 /* What srun's plugin found out for this step (spank/stepnodes.h), when it
- * did: then no task asks slurmctld for what it holds. */
-static struct dist_stepnodes given;
-static bool have_given;
+ * did (HAVE): then no task asks slurmctld for what it holds. Read and freed
+ * by wireup_slurm. */
+struct given {
+	struct dist_stepnodes nodes;
+	bool have;
+};
 
-static void read_given(const struct dist_world *w)
+static void read_given(const struct dist_world *w, struct given *given)
 {
 	const char *text = getenv(DIST_SHIM_ENV_STEP_NODES);
 	struct dist_err ignored;
 	uint32_t job, step;
 
-	have_given = false;
-	if (!text || dist_stepnodes_parse(text, &given, &ignored))
+	given->have = false;
+	if (!text || dist_stepnodes_parse(text, &given->nodes, &ignored))
 		return;
 	/* Only this very step's: a value from an enclosing step would mislead. */
 	if (env_u32("SLURM_JOB_ID", &job, &ignored) == 0 &&
-	    env_u32("SLURM_STEP_ID", &step, &ignored) == 0 && given.job == job &&
-	    given.step == step && given.nnodes == w->nnodes)
-		have_given = true;
+	    env_u32("SLURM_STEP_ID", &step, &ignored) == 0 && given->nodes.job == job &&
+	    given->nodes.step == step && given->nodes.nnodes == w->nnodes)
+		given->have = true;
 	else
-		dist_stepnodes_free(&given);
+		dist_stepnodes_free(&given->nodes);
 }
 
 /* Tasks on each node of the step, in node order (NNODES entries, malloc'd). */
@@ -111,8 +114,9 @@ int wireup_slurm_node_of(uint32_t size, uint32_t nnodes, uint32_t *node_of, stru
  * indexes, malloc'd), and this task's node_rank in it. Which node runs
  * which ranks is known only to slurmctld: rank 0 need not be on the first
  * node Slurm lists (--distribution=arbitrary with a -w list out of order). */
-static int read_node_order(const struct wireup_request *req, struct dist_world *w,
-                           const uint32_t *counts, uint32_t **order, struct dist_err *err)
+static int read_node_order(const struct wireup_request *req, const struct given *given,
+                           struct dist_world *w, const uint32_t *counts, uint32_t **order,
+                           struct dist_err *err)
 {
 	uint32_t *node_of = calloc(w->size, sizeof(*node_of));
 	uint32_t *leaders = calloc(w->nnodes, sizeof(*leaders));
@@ -125,9 +129,9 @@ static int read_node_order(const struct wireup_request *req, struct dist_world *
 		dist_err_set(err, "out of memory");
 		goto out;
 	}
-	if (have_given) {
+	if (given->have) {
 		for (uint32_t k = 0; k < w->nnodes; k++)
-			(*order)[k] = given.order ? given.order[k] : k;
+			(*order)[k] = given->nodes.order ? given->nodes.order[k] : k;
 		goto renumber;
 	}
 	/* One node is node 0. With the user's MASTER_ADDR and no node table
@@ -224,17 +228,18 @@ static int ask_step_addrs(uint32_t nnodes, uint32_t only, struct step_addrs *a,
 /* The node table without an exchange: tasks from SLURM_STEP_TASKS_PER_NODE,
  * addresses from srun's plugin or else from one RPC (names from
  * SLURM_STEP_NODELIST, libslurm's hostlist); every node is taken to have as
- * many GPUs as this task sees, since nothing tells otherwise. */
-static int fill_node_table(struct dist_world *w, const uint32_t *counts, const uint32_t *order,
-                           const struct dist_addr_list *local, struct dist_err *err)
+ * many GPUs as this task sees, since nothing tells otherwise. The table is
+ * malloc'd and, once in W, the world's up to the exec: nothing frees it. */
+static int fill_node_table(const struct given *given, struct dist_world *w, const uint32_t *counts,
+                           const uint32_t *order, const struct dist_addr_list *local,
+                           struct dist_err *err)
 {
-	static struct dist_node *table;
+	struct dist_node *table;
 	/* srun's plugin gave every node's NodeAddr, in the step's order. */
-	bool given_all = have_given && given.naddrs == w->nnodes;
+	bool given_all = given->have && given->nodes.naddrs == w->nnodes;
 	struct step_addrs asked = {NULL, NULL, 0};
 	int rc = -1;
 
-	free(table);
 	table = calloc(w->nnodes, sizeof(*table));
 	if (!table)
 		return dist_err_set(err, "out of memory");
@@ -245,9 +250,10 @@ static int fill_node_table(struct dist_world *w, const uint32_t *counts, const u
 
 		while (order[k] != i)
 			k++;
-		if (given_all ? resolve_node_addr(NULL, k, given.addrs[k], table[k].addr, err)
-		              : resolve_node_addr(asked.names[i], k, asked.addrs[i], table[k].addr,
-		                                  err))
+		if (given_all
+		            ? resolve_node_addr(NULL, k, given->nodes.addrs[k], table[k].addr, err)
+		            : resolve_node_addr(asked.names[i], k, asked.addrs[i], table[k].addr,
+		                                err))
 			goto out;
 		table[k].ntasks = counts[i];
 		table[k].gpus = w->local_gpus;
@@ -261,14 +267,16 @@ static int fill_node_table(struct dist_world *w, const uint32_t *counts, const u
 			table[w->node_rank].prefix = local->a[i].prefix;
 	}
 	w->nodes = table;
+	table = NULL;
 	rc = 0;
 out:
+	free(table);
 	step_addrs_free(&asked);
 	return rc;
 }
 
-static int read_master_addr(const struct wireup_request *req, const uint32_t *order,
-                            struct dist_world *w, struct dist_err *err)
+static int read_master_addr(const struct wireup_request *req, const struct given *given,
+                            const uint32_t *order, struct dist_world *w, struct dist_err *err)
 {
 	struct step_addrs asked;
 	int rc;
@@ -281,8 +289,8 @@ static int read_master_addr(const struct wireup_request *req, const uint32_t *or
 		snprintf(w->master_addr, sizeof(w->master_addr), "%s", w->nodes[0].addr);
 		return 0;
 	}
-	if (have_given)
-		return resolve_node_addr(NULL, 0, given.addrs[0], w->master_addr, err);
+	if (given->have)
+		return resolve_node_addr(NULL, 0, given->nodes.addrs[0], w->master_addr, err);
 	rc = ask_step_addrs(w->nnodes, order[0], &asked, err) ||
 	     resolve_node_addr(asked.names[order[0]], 0, asked.addrs[order[0]], w->master_addr,
 	                       err);
@@ -316,22 +324,23 @@ static int read_master_port(const struct wireup_request *req, struct dist_world 
 int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct dist_err *err)
 {
 	struct dist_addr_list local;
+	struct given given = {.have = false};
 	uint32_t *counts = NULL, *order = NULL;
 	int rc = read_ranks(w, &counts, err);
 
 	if (rc == 0) {
-		read_given(w);
+		read_given(w, &given);
 		rc = -1;
-		if (read_node_order(req, w, counts, &order, err) == 0 &&
+		if (read_node_order(req, &given, w, counts, &order, err) == 0 &&
 		    netlocal_addrs(&local, err) == 0 &&
-		    (!req->needs_nodes || fill_node_table(w, counts, order, &local, err) == 0) &&
-		    read_master_addr(req, order, w, err) == 0 &&
+		    (!req->needs_nodes ||
+		     fill_node_table(&given, w, counts, order, &local, err) == 0) &&
+		    read_master_addr(req, &given, order, w, err) == 0 &&
 		    read_master_port(req, w, err) == 0) {
 			wireup_find_master_ifname(w, &local);
 			rc = 0;
 		}
-		dist_stepnodes_free(&given);
-		have_given = false;
+		dist_stepnodes_free(&given.nodes);
 	}
 	free(order);
 	free(counts);

@@ -58,7 +58,8 @@ const char *wireup_pmi_name(enum wireup_pmi pmi); /* "PMIx", "PMI2", for message
 /* LOCAL_FAILURE, when not NULL, says why this task cannot start. It still
  * joins the one fence: a node's first task reports it in its node record,
  * so every task learns of it there and none starts the program; any other
- * task aborts the step after the fence. Nobody waits out the timeout. */
+ * task aborts the step after the fence. Nobody waits out the timeout.
+ * The tables W then points into are the process's up to the exec. */
 enum wireup_result wireup_exchange(enum wireup_pmi pmi, const struct wireup_request *req,
                                    const char *local_failure, struct dist_world *w,
                                    struct dist_err *err);
@@ -69,6 +70,7 @@ void wireup_abort(const char *why);
 void wireup_finalize(void);
 
 bool wireup_slurm_available(void);
+/* W's node table, when asked for, is malloc'd and the world's up to the exec. */
 int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct dist_err *err);
 /* Slurm's node index of each of the step's SIZE ranks (NNODES nodes), from
  * slurmctld: the one layout every PMI agrees with, for a step whose PMI
