@@ -15,8 +15,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "dist_launch.h"
 #include "dist_protocol.h"
+
+/* How long slurmstepd waits for the directory's removal at the step's end:
+ * a TMPDIR on a hung file system (NFS, FUSE) must not keep the step
+ * completing. The remover is killed then. */
+#define REMOVE_TIMEOUT_MS 5000
 
 /* Made in this slurmstepd (one per step and node), removed at its end. */
 static char made[PATH_MAX];
@@ -89,11 +95,13 @@ static void empty_dir(int fd, int depth)
 	closedir(d);
 }
 
-/* In a child that is the job's user and nothing more. */
+/* In a child that is the job's user and nothing more, and holds none of
+ * slurmstepd's descriptors. */
 static void remove_as(uid_t uid, gid_t gid)
 {
 	int fd;
 
+	child_close_from(3);
 	if (getuid() == 0 && setgroups(0, NULL) != 0)
 		_exit(1);
 	if (setgid(gid) != 0 || setuid(uid) != 0 || (uid != 0 && setuid(0) == 0))
@@ -109,7 +117,7 @@ void nodedir_remove(spank_t sp)
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
-	int status;
+	int status = 0, rc = -1;
 
 	if (!made[0] || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
@@ -117,9 +125,13 @@ void nodedir_remove(spank_t sp)
 	pid = fork();
 	if (pid == 0)
 		remove_as(uid, gid);
-	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (pid > 0)
+		rc = child_wait(pid, REMOVE_TIMEOUT_MS, &status);
+	if (rc == 1)
+		slurm_error("dist: gave up removing the step's directory %s after %d s (its file "
+		            "system hangs?): killed the remover",
+		            made, REMOVE_TIMEOUT_MS / 1000);
+	else if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		slurm_error("dist: could not remove the step's directory %s", made);
 	made[0] = '\0';
 }

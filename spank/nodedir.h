@@ -20,7 +20,8 @@ void nodedir_make(spank_t sp);
  * process's, which execs the shim next). */
 int nodedir_handover(spank_t sp, struct dist_err *err);
 
-/* exit: removes the directory, as the job's user. */
+/* exit: removes the directory, as the job's user, in a child that keeps
+ * none of slurmstepd's descriptors and is killed after a few seconds. */
 void nodedir_remove(spank_t sp);
 
 #endif

@@ -59,6 +59,29 @@ cp "$prefix/$libdir/slurm-dist/dist-shim-verbs.so" "$prefix/$libdir/slurm-dist/d
 refused "a wrong hwloc module" \
 	"^dist-shim: error: .*: the shim's module .*dist-shim-hwloc.so is from another build (no table, not slurm-dist $version module ABI [0-9]*): reinstall slurm-dist\$"
 mv "$prefix/hwloc.so" "$prefix/$libdir/slurm-dist/dist-shim-hwloc.so"
+# Without /proc the shim cannot know its own directory: it looks for its
+# modules only in the install's compiled-in directory, never relative to the
+# working directory (a module planted there, here one from another build
+# under hwloc's name, is not loaded). Needs a mount namespace; skipped without.
+plant=$prefix/plant/here # not beside lib/: the relative place would find the real one
+mkdir -p "$plant"
+cp "$prefix/$libdir/slurm-dist/dist-shim-verbs.so" "$plant/dist-shim-hwloc.so"
+noproc=
+for u in "unshare -m" "unshare -rm"; do
+	if $u sh -c 'mount -t tmpfs none /proc' 2>/dev/null; then noproc=$u; break; fi
+done
+if [ -n "$noproc" ]; then
+	$noproc sh -c 'mount -t tmpfs none /proc && cd "$1" && shift && exec "$@"' sh "$plant" \
+		"$shim" --explain --topology "$topology" --tasks 2 >/dev/null 2>"$prefix/err" &&
+		rc=0 || rc=$?
+	if grep -q "from another build" "$prefix/err" ||
+		{ [ "$rc" != 0 ] && ! grep -q "no /proc to find the shim's own directory" "$prefix/err"; }; then
+		echo "FAIL: without /proc the shim looked beside the working directory: $(cat "$prefix/err")" >&2
+		exit 1
+	fi
+else
+	echo "install layout: no mount namespace here, the check without /proc skipped"
+fi
 # --version names the project's version and the Slurm release.
 "$prefix/$bindir/dist-shim" --version | grep -q "slurm-dist $version, built for Slurm [0-9]" ||
 	{ echo "FAIL: dist-shim --version" >&2; exit 1; }

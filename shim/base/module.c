@@ -25,37 +25,51 @@ const char *module_file(enum module_id id)
 	return files[id];
 }
 
-/* The directory of the running shim (symbolic links resolved). */
+/* The directory of the running shim (symbolic links resolved); -1 when
+ * /proc does not say (a chroot without it). */
 static int shim_dir(char *dir, size_t len)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
-	if (n <= 0)
+	if (n <= 0 || exe[0] != '/')
 		return -1;
 	exe[n] = '\0';
 	return (size_t)snprintf(dir, len, "%s", dirname(exe)) < len ? 0 : -1;
 }
 
 /* Where an installed shim's modules are (DIST_SHIM_MODULE_RELDIR, from its
- * own directory), then beside it (a build tree, a test cluster's copy). */
+ * own directory), then beside it (a build tree, a test cluster's copy).
+ * Without /proc the shim cannot know its directory: then only the install's
+ * own module directory, compiled in, is tried, never one relative to the
+ * working directory (root running --doctor from a directory someone else
+ * can write would load what they left there). */
 static void *open_module(enum module_id id, char *tried, size_t len)
 {
-	const char *const places[] = {"/" DIST_SHIM_MODULE_RELDIR "/", "/"};
+	const char *const relative[] = {"/" DIST_SHIM_MODULE_RELDIR "/", "/"};
+	const char *const fixed[] = {"/"};
+	const char *const *places = relative;
+	size_t nplaces = sizeof(relative) / sizeof(relative[0]);
 	char dir[PATH_MAX], path[PATH_MAX + 64];
 	void *handle = NULL;
 
 	tried[0] = '\0';
-	if (shim_dir(dir, sizeof(dir)))
-		snprintf(dir, sizeof(dir), "."); /* no /proc: the loader says what is missing */
-	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]) && !handle; i++) {
+	if (shim_dir(dir, sizeof(dir))) {
+		snprintf(dir, sizeof(dir), "%s", DIST_SHIM_MODULE_FULLDIR);
+		places = fixed;
+		nplaces = 1;
+	}
+	for (size_t i = 0; i < nplaces && !handle; i++) {
 		snprintf(path, sizeof(path), "%s%s%s", dir, places[i], module_file(id));
 		if (access(path, F_OK) != 0)
 			continue;
 		handle = dlopen(path, RTLD_NOW | (global[id] ? RTLD_GLOBAL : RTLD_LOCAL));
 		snprintf(tried, len, "%s", handle ? path : dlerror());
 	}
-	if (!handle && !tried[0])
+	if (!handle && !tried[0] && places == fixed)
+		snprintf(tried, len, "not in %s, and no /proc to find the shim's own directory",
+		         dir);
+	else if (!handle && !tried[0])
 		snprintf(tried, len, "not in %s/%s nor beside the shim", dir,
 		         DIST_SHIM_MODULE_RELDIR);
 	return handle;

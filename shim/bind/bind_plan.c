@@ -139,15 +139,17 @@ static bool header_matches(const char *line, const char *key, const char *value)
 	       strncmp(line + k + 1, value, strlen(value)) == 0;
 }
 
-/* This task's line: "R GPU CPUS NIC ACTIVE GID". */
+/* This task's line: "R GPU CPUS NIC ACTIVE GID", its fields on that line
+ * only. */
 static int parse_line(char *line, struct dist_bind_plan *plan, struct bind_nic *nic,
                       struct dist_err *err)
 {
 	char *save = NULL, *f[6];
 	int32_t gpu, gid, active;
 
+	line[strcspn(line, "\n")] = '\0';
 	for (int i = 0; i < 6; i++)
-		if (!(f[i] = strtok_r(i ? NULL : line, " \n", &save)))
+		if (!(f[i] = strtok_r(i ? NULL : line, " ", &save)))
 			return dist_err_set(err, "malformed binding plan line");
 	if (sscanf(f[1], "%d", &gpu) != 1 || sscanf(f[4], "%d", &active) != 1 ||
 	    sscanf(f[5], "%d", &gid) != 1 || strlen(f[3]) >= sizeof(plan->nic) ||
@@ -159,28 +161,34 @@ static int parse_line(char *line, struct dist_bind_plan *plan, struct bind_nic *
 	return 0;
 }
 
+int bind_plan_parse(char *text, uint32_t local_rank, const char *gpus, const char *cpus,
+                    struct dist_bind_plan *plan, struct bind_nic *nic, struct dist_err *err)
+{
+	char *line, prefix[16];
+
+	if (strncmp(text, PLAN_HEADER, strlen(PLAN_HEADER)) != 0)
+		return 1;
+	line = text + strlen(PLAN_HEADER);
+	if (!header_matches(line, "gpus", gpus && gpus[0] ? gpus : "-"))
+		return 1;
+	line = strchr(line, '\n');
+	if (!line || !header_matches(line + 1, "cpus", cpus))
+		return 1;
+	snprintf(prefix, sizeof(prefix), "\n%u ", local_rank);
+	line = strstr(line, prefix);
+	return line ? parse_line(line + 1, plan, nic, err) : 1;
+}
+
 /* Finds LOCAL_RANK's line in TEXT, if the plan was made for this task's
  * GPUS and CPUs; 1 when it was not. */
 static int find_line(char *text, uint32_t local_rank, const char *gpus, struct dist_bind_plan *plan,
                      struct bind_nic *nic, struct dist_err *err)
 {
-	char *cpus = own_cpus(), *line, prefix[16];
-	bool same;
+	char *cpus = own_cpus();
+	int rc = cpus ? bind_plan_parse(text, local_rank, gpus, cpus, plan, nic, err) : 1;
 
-	if (strncmp(text, PLAN_HEADER, strlen(PLAN_HEADER)) != 0 || !cpus) {
-		free(cpus);
-		return 1;
-	}
-	line = text + strlen(PLAN_HEADER);
-	same = header_matches(line, "gpus", gpus && gpus[0] ? gpus : "-");
-	line = strchr(line, '\n');
-	same = same && line && header_matches(line + 1, "cpus", cpus);
 	free(cpus);
-	if (!same)
-		return 1;
-	snprintf(prefix, sizeof(prefix), "\n%u ", local_rank);
-	line = strstr(line, prefix);
-	return line ? parse_line(line + 1, plan, nic, err) : 1;
+	return rc;
 }
 
 int bind_plan_take(const struct stepdir *dir, uint32_t local_rank, const char *gpus,

@@ -34,6 +34,13 @@ int bind_plan_take(const struct stepdir *dir, uint32_t local_rank, const char *g
                    unsigned timeout_s, struct dist_bind_plan *plan, struct bind_nic *nic,
                    struct dist_err *err);
 
+/* The plan file's TEXT (changed) read for LOCAL_RANK, a task that sees
+ * GPUS (may be NULL) and may use CPUS (a CPU list): 0 with its PLAN (cpus
+ * malloc'd) and NIC; 1 when the plan has no line for it or was made for
+ * other GPUs or CPUs; -1 with ERR set when its line is malformed. */
+int bind_plan_parse(char *text, uint32_t local_rank, const char *gpus, const char *cpus,
+                    struct dist_bind_plan *plan, struct bind_nic *nic, struct dist_err *err);
+
 /* Binds this thread (the one that execs the program) to CPUS. */
 int bind_plan_apply_cpus(const uint32_t *cpus, size_t n, struct dist_err *err);
 

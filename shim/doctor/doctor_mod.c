@@ -151,6 +151,13 @@ static void check_plugin(struct doctor *d)
 		       line.path, build, DIST_SLURM_RELEASE, DIST_SLURM_RELEASE);
 	else
 		report(d, OK, "plugin", "%s, %s, from %s", line.path, build, line.file);
+	/* Slurm ignores every error of an optional plugin: a wrong option or
+	 * configuration would load nothing, silently (docs/admin.md). */
+	if (line.optional)
+		report(d, WARN, "plugstack",
+		       "%s:%d: '%s': optional loses every refusal of the plugin silently (a "
+		       "typo, a wrong configuration): write required",
+		       line.file, line.lineno, line.text);
 	if (build)
 		check_line_args(d, &line);
 	free(build);

@@ -45,14 +45,20 @@ static char *resolve_plugin(const char *path, const char *plugindir)
 	return found ? found : strdup(path);
 }
 
-static int take_line(const char *conf, const char *plugindir, char *save,
-                     struct plugstack_line *line, struct dist_err *err)
+/* A required or optional line (WORD), TEXT its whole text before it was
+ * split, LINENO its number in CONF. */
+static int take_line(const char *conf, int lineno, const char *text, const char *word,
+                     const char *plugindir, char *save, struct plugstack_line *line,
+                     struct dist_err *err)
 {
 	char *path = strtok_r(NULL, " \t", &save), *arg;
 
 	if (!path || !is_ours(path))
 		return 0;
 	line->file = strdup(conf);
+	line->lineno = lineno;
+	line->text = strdup(text);
+	line->optional = strcmp(word, "optional") == 0;
 	line->path = resolve_plugin(path, plugindir);
 	while ((arg = strtok_r(NULL, " \t", &save))) {
 		char **grown = realloc(line->args, sizeof(*grown) * (size_t)(line->nargs + 1));
@@ -62,7 +68,7 @@ static int take_line(const char *conf, const char *plugindir, char *save,
 		line->args = grown;
 		line->args[line->nargs++] = strdup(arg);
 	}
-	if (!line->file || !line->path)
+	if (!line->file || !line->path || !line->text)
 		return dist_err_set(err, "out of memory");
 	return 1;
 }
@@ -95,9 +101,9 @@ static int find_in(const char *conf, const char *plugindir, int depth, struct pl
                    struct dist_err *err)
 {
 	FILE *f;
-	char *text = NULL, *save, *word;
+	char *text = NULL, *whole = NULL, *save, *word;
 	size_t cap = 0;
-	int rc = 0;
+	int rc = 0, lineno = 0;
 
 	if (depth > INCLUDE_DEPTH_MAX)
 		return dist_err_set(err, "%s: include lines nested over %d deep", conf,
@@ -106,15 +112,25 @@ static int find_in(const char *conf, const char *plugindir, int depth, struct pl
 	if (!f)
 		return dist_err_set(err, "cannot read %s: %s", conf, strerror(errno));
 	while (rc == 0 && getline(&text, &cap, f) >= 0) {
+		lineno++;
 		text[strcspn(text, "#\n")] = '\0';
+		free(whole);
+		whole = strdup(text);
+		if (!whole) {
+			rc = dist_err_set(err, "out of memory");
+			break;
+		}
+		for (size_t n = strlen(whole); n > 0 && strchr(" \t\r", whole[n - 1]); n--)
+			whole[n - 1] = '\0';
 		word = strtok_r(text, " \t", &save);
 		if (!word)
 			continue;
 		if (strcmp(word, "required") == 0 || strcmp(word, "optional") == 0)
-			rc = take_line(conf, plugindir, save, line, err);
+			rc = take_line(conf, lineno, whole, word, plugindir, save, line, err);
 		else if (strcmp(word, "include") == 0)
 			rc = take_include(conf, plugindir, depth, save, line, err);
 	}
+	free(whole);
 	free(text);
 	fclose(f);
 	return rc;
@@ -133,6 +149,7 @@ void plugstack_line_free(struct plugstack_line *line)
 		free(line->args[i]);
 	free(line->args);
 	free(line->file);
+	free(line->text);
 	free(line->path);
 	memset(line, 0, sizeof(*line));
 }

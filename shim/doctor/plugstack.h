@@ -5,12 +5,17 @@
 #ifndef SHIM_DOCTOR_PLUGSTACK_H
 #define SHIM_DOCTOR_PLUGSTACK_H
 
+#include <stdbool.h>
+
 #include "dist_err.h"
 
 struct plugstack_line {
-	char *file;  /* the plugstack file that holds the line */
-	char *path;  /* the plugin as Slurm resolves it (PluginDir for a bare name) */
-	char **args; /* its key=value arguments */
+	char *file;    /* the plugstack file that holds the line */
+	int lineno;    /* its line number there, from 1 */
+	char *text;    /* the line as written, without its comment */
+	bool optional; /* "optional", not "required": Slurm ignores the plugin's errors */
+	char *path;    /* the plugin as Slurm resolves it (PluginDir for a bare name) */
+	char **args;   /* its key=value arguments */
 	int nargs;
 };
 

@@ -62,6 +62,22 @@ void wireup_check_close(struct check_listeners *l)
 	l->ring = l->master = NULL;
 }
 
+/* The listeners serve the step's nodes only from now on: the exchange
+ * gave their addresses (connections that came before wait in the
+ * backlog). */
+static void allow_step_nodes(const struct check_listeners *l, const struct dist_world *w)
+{
+	uint32_t *addrs = calloc(w->nnodes ? w->nnodes : 1, sizeof(*addrs));
+	size_t n = 0;
+
+	for (uint32_t i = 0; addrs && w->nodes && i < w->nnodes; i++)
+		if (dist_ipv4_parse(w->nodes[i].addr, &addrs[n]) == 0)
+			n++;
+	netcheck_listener_allow(l->ring, addrs, n);
+	netcheck_listener_allow(l->master, addrs, n);
+	free(addrs);
+}
+
 /* Where a node's first task listens for the ring, and its host name. */
 static int read_listen(const struct wireup_transport *t, const struct wireup_request *req,
                        uint32_t leader, uint16_t *port, char host[HOST_MAX], struct dist_err *err)
@@ -232,6 +248,7 @@ enum wireup_result wireup_check_run(struct check_listeners *l, const struct wire
 		return WIREUP_OK;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	if (w->local_rank == 0) {
+		allow_step_nodes(l, w);
 		check_node(t, req, w, local, result, len);
 		if (t->put(KEY_RESULT, result, err))
 			return WIREUP_FAILED_UNSHARED;

@@ -5,6 +5,7 @@
 # without the PMIx plugin, 26.05) and it exits 0; with tcn2 made wrong (its
 # net.ipv4.ip_local_port_range overlaps the site's port_range, a per-network-
 # namespace setting, so on that node only) it names tcn2 and exits non-zero.
+# With the plugstack line made optional it warns naming the line.
 source "$(dirname "$0")/lib.sh"
 
 doctor() {
@@ -31,9 +32,19 @@ for ((k = 1; k <= TC_NODES; k++)); do
 	fi
 done
 
+# optional: Slurm would ignore every refusal of the plugin (docs/admin.md).
+plugstack=$TC_DIR/plugstack.conf
+cp "$plugstack" "$WORK/plugstack.good"
+trap 'cp "$WORK/plugstack.good" "$plugstack"' EXIT
+sed -i 's/^required /optional /' "$plugstack"
+run_srun optional -N1 -w tcn1 "$SHIM" --doctor
+cp "$WORK/plugstack.good" "$plugstack"
+assert_contains "$WORK/optional.out" "doctor: tcn1: WARN plugstack: $plugstack:1: 'optional $PLUGIN"
+assert_contains "$WORK/optional.out" "': optional loses every refusal of the plugin silently"
+
 ns=/var/run/netns/tc-tcn2
 orig=$(nsenter --net="$ns" cat /proc/sys/net/ipv4/ip_local_port_range)
-trap 'nsenter --net="$ns" sysctl -q -w net.ipv4.ip_local_port_range="$orig"' EXIT
+trap 'cp "$WORK/plugstack.good" "$plugstack"; nsenter --net="$ns" sysctl -q -w net.ipv4.ip_local_port_range="$orig"' EXIT
 nsenter --net="$ns" sysctl -q -w net.ipv4.ip_local_port_range="20000 30000"
 doctor bad
 [ "$RC" -ne 0 ] || fail "doctor exited 0 with tcn2's ephemeral ports over the site's port_range"

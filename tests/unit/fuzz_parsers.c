@@ -5,7 +5,10 @@
  * or write out of bounds, and whatever a parser accepts must come back the
  * same through its formatter. Also: other tasks' node records, the shim's
  * command line, several plugstack arguments at once, inputs up to 4 KiB,
- * what a node's first task keeps of the exchange for the others,
+ * what a node's first task keeps of the exchange for the others, the
+ * node's binding plan a node's first task writes for the others
+ * (shim/bind/bind_plan.c), the doctor's reading of plugstack.conf
+ * (shim/doctor/plugstack.c, from a file: one round in eight),
  * and every formatter ("generator") given a buffer of exactly a random size,
  * which it must fill or refuse without writing past it.
  * Prints "N passed, 0 failed" at the end.
@@ -16,8 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ftw.h>
 #include <unistd.h>
 
+#include "bind/bind_plan.h"
+#include "bind/rdma.h"
 #include "cli.h"
 #include "config.h"
 #include "dist_bind.h"
@@ -33,6 +39,8 @@
 #include "dist_roles.h"
 #include "dist_slurmenv.h"
 #include "dist_stepnodes.h"
+#include "doctor/plugstack.h"
+#include "node/stepdir.h"
 #include "wireup/shared.h"
 
 #define ROUNDS  200000
@@ -347,6 +355,82 @@ static void fuzz_shared_exchange(const char *in)
 	wireup_shared_clear();
 }
 
+/* bind_plan.c's file and NIC calls, which the parser does not reach. */
+int stepdir_write(const struct stepdir *dir, const char *name, const char *content,
+                  struct dist_err *err)
+{
+	(void)dir, (void)name, (void)content;
+	return dist_err_set(err, "no step directory");
+}
+
+int stepdir_read(const struct stepdir *dir, const char *name, char **content, struct dist_err *err)
+{
+	(void)dir, (void)name, (void)content;
+	return dist_err_set(err, "no step directory");
+}
+
+int stepdir_wait(const struct stepdir *dir, const char *name, unsigned timeout_s,
+                 struct dist_err *err)
+{
+	(void)dir, (void)name, (void)timeout_s;
+	return dist_err_set(err, "no step directory");
+}
+
+int rdma_inspect(const char *nic, bool *active, int *gid_index, struct dist_err *err)
+{
+	(void)nic, (void)active, (void)gid_index;
+	return dist_err_set(err, "no ibverbs");
+}
+
+/* The binding plan a node's first task wrote, read by another task: mostly
+ * behind a valid header (for this task's GPUs and CPUs), so that the lines
+ * are reached; a plan taken is usable. */
+static void fuzz_bind_plan(const char *in)
+{
+	static const char header[] = "slurm-dist bind plan 1\ngpus -\ncpus 0-3\n";
+	static char text[sizeof(header) + LONGLEN + 1];
+	struct dist_bind_plan plan = {0};
+	struct bind_nic nic;
+	struct dist_err err;
+
+	snprintf(text, sizeof(text), "%s%s", next_random() % 8 ? header : "", in);
+	if (bind_plan_parse(text, next_random() % 4, NULL, "0-3", &plan, &nic, &err) != 0)
+		return;
+	check(strlen(plan.nic) < sizeof(plan.nic), "bind plan nic", in);
+	for (size_t i = 1; i < plan.ncpus; i++)
+		check(plan.cpus[i] > plan.cpus[i - 1], "bind plan cpus ascending", in);
+	dist_bind_plan_free(&plan);
+}
+
+/* The doctor's reading of a plugstack.conf holding IN (in DIR, alone, so
+ * that an include line finds nothing but it). */
+static void fuzz_doctor_plugstack(const char *dir, const char *in)
+{
+	struct plugstack_line line;
+	struct dist_err err;
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/plugstack.conf", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fputs(in, f);
+	fclose(f);
+	if (plugstack_find(path, dir, &line, &err) != 1)
+		return;
+	check(line.file && line.path && line.text && line.lineno >= 1 &&
+	              strstr(line.text, "spank_dist.so") != NULL,
+	      "plugstack line", in);
+	plugstack_line_free(&line);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const alphabets[] = {"0123456789.,=/-:x() \n",
@@ -379,13 +463,19 @@ int main(int argc, char **argv)
 	        "slurm-dist shared exchange 1\nlayout 2\n2 0 1\n1 2\nvalue 0 slurm-dist.node 6\nok "
 	        "1\n "
 	        "\nvalue 2 k 0\n\n",
-	        "{\"message\": {\"message\": \"RuntimeError: x\\ny\", \"extraInfo\": {}}}"};
+	        "{\"message\": {\"message\": \"RuntimeError: x\\ny\", \"extraInfo\": {}}}",
+	        "0 -1 0-3 - 1 -1\n1 0 0,2 mlx5_0 1 3\n2 1 1-3 eth0 0 -1\n",
+	        "# site\noptional /x/other.so\nrequired spank_dist.so port_range=24000-24999\n"
+	        "include d/*.conf\n"};
 	static char in[LONGLEN + 1];
+	static char dir[] = "/tmp/fuzz_parsers.XXXXXX";
 	long rounds = argc > 1 ? atol(argv[1]) : ROUNDS, runs = 0;
 
 	if (argc > 2)
 		state = strtoull(argv[2], NULL, 0) | 1;
 	cli_clear_env();
+	if (!mkdtemp(dir))
+		return 1;
 	for (long r = 0; r < rounds; r++) {
 		make_input(in,
 		           alphabets[next_random() % (sizeof(alphabets) / sizeof(alphabets[0]))],
@@ -398,8 +488,12 @@ int main(int argc, char **argv)
 		fuzz_shared_exchange(in);
 		fuzz_cli(in);
 		fuzz_plugstack(in);
+		fuzz_bind_plan(in);
+		if (r % 8 == 0)
+			fuzz_doctor_plugstack(dir, in);
 		runs++;
 	}
+	nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 	printf("%ld passed, %ld failed\n", runs - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -55,6 +55,28 @@ static void test_direct_line(void **state)
 	assert_string_equal(line.args[0], "port_range=24000-24999");
 	assert_string_equal(line.args[1], "timeout=5");
 	assert_non_null(strstr(line.file, "direct.conf"));
+	assert_int_equal(line.lineno, 4);
+	assert_string_equal(line.text, "required /opt/lib/spank_dist.so  port_range=24000-24999\t"
+	                               "timeout=5");
+	assert_false(line.optional);
+	plugstack_line_free(&line);
+}
+
+/* An optional line is found, and said to be optional, with its file,
+ * number and text: the doctor warns naming it. */
+static void test_optional_line(void **state)
+{
+	struct plugstack_line line;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	write_file("optional.conf", "optional /x/other.so\n\n"
+	                            "optional\t/usr/lib/slurm/spank_dist.so timeout=5  # why\n");
+	assert_int_equal(find("optional.conf", NULL, &line, &err), 1);
+	assert_true(line.optional);
+	assert_int_equal(line.lineno, 3);
+	assert_string_equal(line.text, "optional\t/usr/lib/slurm/spank_dist.so timeout=5");
+	assert_non_null(strstr(line.file, "optional.conf"));
 	plugstack_line_free(&line);
 }
 
@@ -130,6 +152,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_direct_line),
+	        cmocka_unit_test(test_optional_line),
 	        cmocka_unit_test(test_include_glob_relative),
 	        cmocka_unit_test(test_bare_name_in_plugindir),
 	        cmocka_unit_test(test_not_loaded),
