@@ -451,7 +451,7 @@ static int run(struct cli *cli)
 static int doctor(const char *port_range)
 {
 	struct dist_err err = {{0}};
-	const struct doctor_module *m = module_get(MODULE_DOCTOR, &err);
+	const struct doctor_module *m = module_doctor(&err);
 
 	if (!m) {
 		msg_error("%s", err.msg);

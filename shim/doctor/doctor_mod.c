@@ -176,7 +176,7 @@ static void check_modules(struct doctor *d)
 	for (int id = 0; id < MODULE_COUNT; id++) {
 		struct dist_err err = {{0}};
 
-		if (!module_get((enum module_id)id, &err)) {
+		if (module_load((enum module_id)id, &err)) {
 			report(d, FAIL, "modules", "%s", err.msg);
 			bad++;
 		}

@@ -60,7 +60,7 @@ static const struct relay_mac_module *macs;
 
 static int load_macs(struct dist_err *err)
 {
-	macs = module_get(MODULE_CRYPTO, err);
+	macs = module_crypto(err);
 	return macs ? 0 : -1;
 }
 
