@@ -256,7 +256,7 @@ static void bind(const struct cli *cli, const struct dist_world *w, const struct
 	struct dist_err err = {{0}};
 
 	if (binds(cli) && bind_task(w, share->fd >= 0 ? share : NULL, cli->explain, &err))
-		fprintf(stderr, "dist-shim: warning: not binding this task: %s\n", err.msg);
+		msg_warn("not binding this task: %s", err.msg);
 }
 
 /* Opens the step's private directory, once, for the mode's files (which
