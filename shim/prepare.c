@@ -92,6 +92,38 @@ static void no_check_without_exchange(enum wireup_pmi pmi, const struct dist_mod
 		             wireup_pmi_name(pmi), mode->name);
 }
 
+/* Without the shim's exchange: Slurm's own view of the step, or, with no
+ * exchange to tell the others through, this task stopping alone (unless
+ * the step's PMI can end the step for it). */
+static enum wireup_result wire_up_alone(struct task *t, enum wireup_pmi pmi,
+                                        const struct wireup_request *req, const char *local_failure,
+                                        struct dist_err *err)
+{
+	struct dist_err why = {{0}};
+
+	if (!local_failure && (req->needs_tasks || req->node_extra)) {
+		snprintf(why.msg, sizeof(why.msg),
+		         "--dist-mode=%s gathers what every node finds for it (ports, devices), "
+		         "which only PMIx or PMI2 can carry: launch with --mpi=pmix or "
+		         "--mpi=pmi2",
+		         t->plan.mode->name);
+		local_failure = why.msg;
+	}
+	if (!local_failure && t->cli.check.net) {
+		no_check_without_exchange(pmi, t->plan.mode, &why);
+		local_failure = why.msg;
+	}
+	if (local_failure) {
+		snprintf(err->msg, sizeof(err->msg), "%s", local_failure);
+		return pmi != WIREUP_PMI_NONE ? WIREUP_FAILED_UNSHARED : WIREUP_FAILED;
+	}
+	if (wireup_slurm_available())
+		return wireup_slurm(req, &t->world, err) ? WIREUP_FAILED : WIREUP_OK;
+	dist_err_set(err, "not inside a Slurm step or PMIx launch: run under srun (e.g. srun "
+	                  "--mpi=pmix or --mpi=pmi2 dist-shim ...)");
+	return WIREUP_FAILED;
+}
+
 /* LOCAL_FAILURE: why this task cannot start, or NULL. The node's step
  * directory, when open, is where its tasks share what they read. */
 static enum wireup_result wire_up(struct task *t, const char *local_failure, struct dist_err *err)
@@ -111,29 +143,7 @@ static enum wireup_result wire_up(struct task *t, const char *local_failure, str
 	w->hccl_base_port = mode->needs_npus ? npu_hccl_base_port(&hccl) : 0;
 	if (shim_exchanges(pmi, mode))
 		return wireup_exchange(pmi, &req, local_failure, w, err);
-	if (!local_failure && (req.needs_tasks || req.node_extra)) {
-		snprintf(bad_request.msg, sizeof(bad_request.msg),
-		         "--dist-mode=%s gathers what every node finds for it (ports, devices), "
-		         "which only PMIx or PMI2 can carry: launch with --mpi=pmix or "
-		         "--mpi=pmi2",
-		         mode->name);
-		local_failure = bad_request.msg;
-	}
-	if (!local_failure && t->cli.check.net) {
-		no_check_without_exchange(pmi, mode, &bad_request);
-		local_failure = bad_request.msg;
-	}
-	if (local_failure) {
-		/* No exchange to tell the others through: only this task stops,
-		 * unless the step's PMI can end the step for it. */
-		snprintf(err->msg, sizeof(err->msg), "%s", local_failure);
-		return pmi != WIREUP_PMI_NONE ? WIREUP_FAILED_UNSHARED : WIREUP_FAILED;
-	}
-	if (wireup_slurm_available())
-		return wireup_slurm(&req, w, err) ? WIREUP_FAILED : WIREUP_OK;
-	dist_err_set(err, "not inside a Slurm step or PMIx launch: run under srun (e.g. srun "
-	                  "--mpi=pmix or --mpi=pmi2 dist-shim ...)");
-	return WIREUP_FAILED;
+	return wire_up_alone(t, pmi, &req, local_failure, err);
 }
 
 /* Says why the program will not start, and ends the step where the others
