@@ -8,13 +8,17 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const names[MODULE_COUNT] = {"pmix",  "pmi2",   "slurm", "hwloc",
-                                                "verbs", "crypto", "doctor"};
+static const char *const names[MODULE_COUNT] = {
+#define MODULE_NAME(id, name, table, global) [MODULE_##id] = #name,
+        MODULES(MODULE_NAME)
+#undef MODULE_NAME
+};
+static const bool global[MODULE_COUNT] = {
+#define MODULE_GLOBAL(id, name, table, global) [MODULE_##id] = global,
+        MODULES(MODULE_GLOBAL)
+#undef MODULE_GLOBAL
+};
 static const void *loaded[MODULE_COUNT];
-/* libslurm's own plugins (auth_munge.so, hash_k12.so...) do not link
- * libslurm: they find its symbols in the global scope, where a program
- * linked to it has them. So the modules that use libslurm put it there. */
-static const bool global[MODULE_COUNT] = {[MODULE_SLURM] = true, [MODULE_DOCTOR] = true};
 
 const char *module_file(enum module_id id)
 {
@@ -75,7 +79,7 @@ static void *open_module(enum module_id id, char *tried, size_t len)
 	return handle;
 }
 
-const void *module_get(enum module_id id, struct dist_err *err)
+static const void *module_get(enum module_id id, struct dist_err *err)
 {
 	char symbol[64], tried[PATH_MAX + 256];
 	const char *const *table;
@@ -102,3 +106,16 @@ const void *module_get(enum module_id id, struct dist_err *err)
 	loaded[id] = table;
 	return table;
 }
+
+int module_load(enum module_id id, struct dist_err *err)
+{
+	return module_get(id, err) ? 0 : -1;
+}
+
+#define MODULE_ACCESSOR(id, name, table, global)                                                   \
+	const struct table *module_##name(struct dist_err *err)                                    \
+	{                                                                                          \
+		return module_get(MODULE_##id, err);                                               \
+	}
+MODULES(MODULE_ACCESSOR)
+#undef MODULE_ACCESSOR

@@ -21,17 +21,6 @@
 
 #define MODULE_EXPORT __attribute__((visibility("default")))
 
-enum module_id {
-	MODULE_PMIX,   /* wireup/pmix_mod.c: the exchange over PMIx */
-	MODULE_PMI2,   /* wireup/pmi2_mod.c: the exchange over Slurm's PMI2 */
-	MODULE_SLURM,  /* wireup/slurmctld_mod.c: the step's layout and NodeAddrs, without PMI */
-	MODULE_HWLOC,  /* bind/topo_hwloc_mod.c: topology and binding for the node's plan */
-	MODULE_VERBS,  /* bind/rdma_verbs_mod.c: a NIC's port state and RoCE GID */
-	MODULE_CRYPTO, /* relay/relay_mac_mod.c: the launcher relay's MACs */
-	MODULE_DOCTOR, /* doctor/doctor_mod.c: --doctor, which needs most of the above */
-	MODULE_COUNT,
-};
-
 struct wireup_transport;
 
 struct transport_module {
@@ -85,9 +74,40 @@ struct doctor_module {
 	int (*run)(const char *port_range); /* doctor.h's doctor_run */
 };
 
-/* Module ID's table, loaded on first use; NULL with ERR set (naming the
- * file and what the loader said) when it cannot be. */
-const void *module_get(enum module_id id, struct dist_err *err);
+/* Every module, once: X(ID, NAME, TABLE, GLOBAL) for the module
+ * dist-shim-NAME.so, whose table dist_shim_module_NAME is a struct TABLE.
+ * GLOBAL: its libraries go in the global scope (RTLD_GLOBAL), where
+ * libslurm's own plugins (auth_munge.so, hash_k12.so...), which do not link
+ * libslurm, find its symbols as they do in a program linked to it. */
+#define MODULES(X)                                                                                 \
+	X(PMIX, pmix, transport_module, false)     /* wireup/pmix_mod.c: the exchange over PMIx */ \
+	X(PMI2, pmi2, transport_module, false)     /* wireup/pmi2_mod.c: over Slurm's PMI2 */      \
+	X(SLURM, slurm, slurmctld_module, true)    /* wireup/slurmctld_mod.c: layout, NodeAddrs */ \
+	X(HWLOC, hwloc, topo_module, false)        /* bind/topo_hwloc_mod.c: topology, binding */  \
+	X(VERBS, verbs, rdma_module, false)        /* bind/rdma_verbs_mod.c: NIC port, RoCE GID */ \
+	X(CRYPTO, crypto, relay_mac_module, false) /* relay/relay_mac_mod.c: the relay's MACs */   \
+	X(DOCTOR, doctor, doctor_module, true)     /* doctor/doctor_mod.c: --doctor */
+
+#define MODULE_ENUM(id, name, table, global) MODULE_##id,
+enum module_id { MODULES(MODULE_ENUM) MODULE_COUNT };
+#undef MODULE_ENUM
+
+/* module_NAME(): module NAME's table, loaded on first use; NULL with ERR
+ * set (naming the file and what the loader said) when it cannot be. */
+#define MODULE_ACCESSOR(id, name, table, global)                                                   \
+	const struct table *module_##name(struct dist_err *err);
+MODULES(MODULE_ACCESSOR)
+#undef MODULE_ACCESSOR
+
+/* Each module's table as its *_mod.c defines it: declared here, so that a
+ * table of another type than the list's does not compile. */
+#define MODULE_TABLE(id, name, table, global)                                                      \
+	extern MODULE_EXPORT const struct table dist_shim_module_##name;
+MODULES(MODULE_TABLE)
+#undef MODULE_TABLE
+
+/* Whether module ID loads (the doctor tries them all); ERR as above. */
+int module_load(enum module_id id, struct dist_err *err);
 
 /* The file name of module ID ("dist-shim-pmix.so"). */
 const char *module_file(enum module_id id);

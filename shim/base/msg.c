@@ -15,17 +15,44 @@ void msg_set_rank(uint32_t rank)
 	my_rank = rank;
 }
 
+/* One line, "dist-shim: " KIND TEXT, in one write. */
+static void put_line(const char *kind, const char *fmt, va_list ap)
+{
+	char line[1024];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "dist-shim: %s%s\n", kind, line);
+}
+
 void msg_error(const char *fmt, ...)
 {
-	char host[256] = "?", line[1024];
+	char host[256] = "?", kind[320];
 	va_list ap;
 
 	gethostname(host, sizeof(host) - 1);
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
 	if (rank_known)
-		fprintf(stderr, "dist-shim: error: %s rank %u: %s\n", host, my_rank, line);
+		snprintf(kind, sizeof(kind), "error: %s rank %u: ", host, my_rank);
 	else
-		fprintf(stderr, "dist-shim: error: %s: %s\n", host, line);
+		snprintf(kind, sizeof(kind), "error: %s: ", host);
+	va_start(ap, fmt);
+	put_line(kind, fmt, ap);
+	va_end(ap);
+}
+
+void msg_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	put_line("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void msg_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	put_line("", fmt, ap);
+	va_end(ap);
 }

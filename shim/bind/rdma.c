@@ -7,7 +7,7 @@
 
 int rdma_inspect(const char *nic, bool *active, int *gid_index, struct dist_err *err)
 {
-	const struct rdma_module *verbs = module_get(MODULE_VERBS, err);
+	const struct rdma_module *verbs = module_verbs(err);
 
 	*active = false;
 	*gid_index = -1;

@@ -14,7 +14,7 @@
 static int read_view(const char *xml_file, bool this_system, const char *gpus,
                      struct topo_view *view, struct dist_err *err)
 {
-	const struct topo_module *hwloc = module_get(MODULE_HWLOC, err);
+	const struct topo_module *hwloc = module_hwloc(err);
 
 	return hwloc ? hwloc->read(xml_file, this_system, gpus, view, err) : -1;
 }
@@ -26,7 +26,7 @@ int topo_read(const char *xml_file, const char *gpus, struct topo_view *view, st
 
 int topo_share(const struct stepdir *share, struct dist_err *err)
 {
-	const struct topo_module *hwloc = module_get(MODULE_HWLOC, err);
+	const struct topo_module *hwloc = module_hwloc(err);
 	char *xml = hwloc ? hwloc->export_xml(err) : NULL;
 	int rc = xml ? stepdir_write(share, SHARED_TOPOLOGY, xml, err) : -1;
 
@@ -50,7 +50,7 @@ int topo_read_shared(const struct stepdir *share, bool leader, unsigned timeout_
 
 int topo_bind(const uint32_t *cpus, size_t n, struct dist_err *err)
 {
-	const struct topo_module *hwloc = module_get(MODULE_HWLOC, err);
+	const struct topo_module *hwloc = module_hwloc(err);
 
 	return hwloc ? hwloc->bind(cpus, n, err) : -1;
 }

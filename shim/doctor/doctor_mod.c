@@ -41,11 +41,11 @@ struct doctor {
 	bool have_line;
 };
 
-static void report(struct doctor *d, enum verdict v, const char *what, const char *fmt, ...)
+static void print_verdict(struct doctor *d, enum verdict v, const char *what, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
 /* One line a check, host first: run on every node, the broken one is named. */
-static void report(struct doctor *d, enum verdict v, const char *what, const char *fmt, ...)
+static void print_verdict(struct doctor *d, enum verdict v, const char *what, const char *fmt, ...)
 {
 	static const char *const words[] = {"OK  ", "WARN", "FAIL"};
 	va_list ap;
@@ -102,8 +102,8 @@ static void check_line_args(struct doctor *d, struct plugstack_line *line)
 	struct dist_err err = {{0}};
 
 	if (dist_config_parse(line->nargs, line->args, DIST_SHIM_PATH, &d->cfg, &err))
-		report(d, FAIL, "plugstack", "%s in %s: the plugin refuses to load", err.msg,
-		       line->file);
+		print_verdict(d, FAIL, "plugstack", "%s in %s: the plugin refuses to load", err.msg,
+		              line->file);
 	else
 		d->have_line = true;
 }
@@ -117,47 +117,50 @@ static void check_plugin(struct doctor *d)
 	int rc;
 
 	if (!same_release(d->slurm->version))
-		report(d, FAIL, "slurm",
-		       "this cluster runs Slurm %s, this build is for %s: install "
-		       "the slurm-dist built for %s",
-		       d->slurm->version, DIST_SLURM_RELEASE, d->slurm->version);
+		print_verdict(d, FAIL, "slurm",
+		              "this cluster runs Slurm %s, this build is for %s: install "
+		              "the slurm-dist built for %s",
+		              d->slurm->version, DIST_SLURM_RELEASE, d->slurm->version);
 	else
-		report(d, OK, "slurm", "slurmctld runs Slurm %s, the release this build is for",
-		       d->slurm->version);
+		print_verdict(d, OK, "slurm",
+		              "slurmctld runs Slurm %s, the release this build is for",
+		              d->slurm->version);
 	if (!conf) {
-		report(d, FAIL, "plugin", "Slurm names no PlugStackConfig");
+		print_verdict(d, FAIL, "plugin", "Slurm names no PlugStackConfig");
 		return;
 	}
 	rc = plugstack_find(conf, d->slurm->plugindir, &line, &err);
 	if (rc < 0) {
-		report(d, FAIL, "plugin", "%s", err.msg);
+		print_verdict(d, FAIL, "plugin", "%s", err.msg);
 		return;
 	}
 	if (rc == 0) {
-		report(d, FAIL, "plugin",
-		       "no line in %s loads spank_dist.so: add 'include "
-		       "<prefix>/share/slurm-dist/plugstack.conf.d/*.conf' and restart slurmd",
-		       conf);
+		print_verdict(
+		        d, FAIL, "plugin",
+		        "no line in %s loads spank_dist.so: add 'include "
+		        "<prefix>/share/slurm-dist/plugstack.conf.d/*.conf' and restart slurmd",
+		        conf);
 		return;
 	}
 	build = plugin_build(line.path);
 	if (!build)
-		report(d, FAIL, "plugin", "%s (from %s) is missing or not a slurm-dist build",
-		       line.path, line.file);
+		print_verdict(d, FAIL, "plugin",
+		              "%s (from %s) is missing or not a slurm-dist build", line.path,
+		              line.file);
 	else if (!same_release(build))
-		report(d, FAIL, "plugin",
-		       "%s is %s, this node's Slurm is %s: Slurm refuses it; "
-		       "install the package built for %s",
-		       line.path, build, DIST_SLURM_RELEASE, DIST_SLURM_RELEASE);
+		print_verdict(d, FAIL, "plugin",
+		              "%s is %s, this node's Slurm is %s: Slurm refuses it; "
+		              "install the package built for %s",
+		              line.path, build, DIST_SLURM_RELEASE, DIST_SLURM_RELEASE);
 	else
-		report(d, OK, "plugin", "%s, %s, from %s", line.path, build, line.file);
+		print_verdict(d, OK, "plugin", "%s, %s, from %s", line.path, build, line.file);
 	/* Slurm ignores every error of an optional plugin: a wrong option or
 	 * configuration would load nothing, silently (docs/admin.md). */
 	if (line.optional)
-		report(d, WARN, "plugstack",
-		       "%s:%d: '%s': optional loses every refusal of the plugin silently (a "
-		       "typo, a wrong configuration): write required",
-		       line.file, line.lineno, line.text);
+		print_verdict(d, WARN, "plugstack",
+		              "%s:%d: '%s': optional loses every refusal of the plugin silently (a "
+		              "typo, a wrong configuration): write required",
+		              line.file, line.lineno, line.text);
 	if (build)
 		check_line_args(d, &line);
 	free(build);
@@ -167,12 +170,12 @@ static void check_plugin(struct doctor *d)
 static void check_shim(struct doctor *d)
 {
 	if (access(d->cfg.shim, X_OK) == 0)
-		report(d, OK, "shim", "%s is executable", d->cfg.shim);
+		print_verdict(d, OK, "shim", "%s is executable", d->cfg.shim);
 	else
-		report(d, FAIL, "shim",
-		       "%s: %s: install dist-shim there or fix shim= in "
-		       "plugstack.conf",
-		       d->cfg.shim, strerror(errno));
+		print_verdict(d, FAIL, "shim",
+		              "%s: %s: install dist-shim there or fix shim= in "
+		              "plugstack.conf",
+		              d->cfg.shim, strerror(errno));
 }
 
 /* The running shim's modules (base/module.h): each one a path may load. */
@@ -183,13 +186,13 @@ static void check_modules(struct doctor *d)
 	for (int id = 0; id < MODULE_COUNT; id++) {
 		struct dist_err err = {{0}};
 
-		if (!module_get((enum module_id)id, &err)) {
-			report(d, FAIL, "modules", "%s", err.msg);
+		if (module_load((enum module_id)id, &err)) {
+			print_verdict(d, FAIL, "modules", "%s", err.msg);
 			bad++;
 		}
 	}
 	if (!bad)
-		report(d, OK, "modules", "all %d load, each from this build", MODULE_COUNT);
+		print_verdict(d, OK, "modules", "all %d load, each from this build", MODULE_COUNT);
 }
 
 static bool slurm_plugin_exists(struct doctor *d, const char *name)
@@ -212,17 +215,17 @@ static bool slurm_plugin_exists(struct doctor *d, const char *name)
 static void check_pmix(struct doctor *d)
 {
 	if (slurm_plugin_exists(d, "mpi_pmix.so"))
-		report(d, OK, "pmix", "srun --mpi=pmix is available");
+		print_verdict(d, OK, "pmix", "srun --mpi=pmix is available");
 	else if (slurm_plugin_exists(d, "mpi_pmi2.so"))
-		report(d, WARN, "pmix",
-		       "no mpi_pmix.so in PluginDir %s: users launch with "
-		       "--mpi=pmi2 (ps, ascend and port fallback need one of the two)",
-		       d->slurm->plugindir);
+		print_verdict(d, WARN, "pmix",
+		              "no mpi_pmix.so in PluginDir %s: users launch with "
+		              "--mpi=pmi2 (ps, ascend and port fallback need one of the two)",
+		              d->slurm->plugindir);
 	else
-		report(d, FAIL, "pmix",
-		       "neither mpi_pmix.so nor mpi_pmi2.so in PluginDir %s: "
-		       "install Slurm's PMIx plugin",
-		       d->slurm->plugindir ? d->slurm->plugindir : "?");
+		print_verdict(d, FAIL, "pmix",
+		              "neither mpi_pmix.so nor mpi_pmi2.so in PluginDir %s: "
+		              "install Slurm's PMIx plugin",
+		              d->slurm->plugindir ? d->slurm->plugindir : "?");
 }
 
 /* MASTER_PORT comes from port_range; a port the kernel may hand out as an
@@ -238,19 +241,19 @@ static void check_ports(struct doctor *d)
 	if (f)
 		fclose(f);
 	if (dist_port_range_parse(d->cfg.port_range, &range, &err))
-		report(d, FAIL, "ports", "%s", err.msg);
+		print_verdict(d, FAIL, "ports", "%s", err.msg);
 	else if (n != 2)
-		report(d, WARN, "ports", "cannot read %s", PORT_RANGE_SYSCTL);
+		print_verdict(d, WARN, "ports", "cannot read %s", PORT_RANGE_SYSCTL);
 	else if (range.lo <= hi && lo <= range.hi)
-		report(d, FAIL, "ports",
-		       "port_range %u-%u overlaps net.ipv4.ip_local_port_range "
-		       "%u-%u: move port_range= in plugstack.conf or the sysctl",
-		       range.lo, range.hi, lo, hi);
+		print_verdict(d, FAIL, "ports",
+		              "port_range %u-%u overlaps net.ipv4.ip_local_port_range "
+		              "%u-%u: move port_range= in plugstack.conf or the sysctl",
+		              range.lo, range.hi, lo, hi);
 	else
-		report(d, OK, "ports",
-		       "port_range %u-%u is outside net.ipv4.ip_local_port_range "
-		       "%u-%u",
-		       range.lo, range.hi, lo, hi);
+		print_verdict(d, OK, "ports",
+		              "port_range %u-%u is outside net.ipv4.ip_local_port_range "
+		              "%u-%u",
+		              range.lo, range.hi, lo, hi);
 }
 
 /* The interface this node reaches slurmctld through: the other nodes are
@@ -265,25 +268,26 @@ static void check_interface(struct doctor *d)
 	uint32_t ctl_addr, src;
 
 	if (!ctl || netlocal_resolve(ctl, &ctl_addr) != 0) {
-		report(d, FAIL, "interface", "cannot resolve slurmctld's address '%s'",
-		       ctl ? ctl : "(none in slurm.conf)");
+		print_verdict(d, FAIL, "interface", "cannot resolve slurmctld's address '%s'",
+		              ctl ? ctl : "(none in slurm.conf)");
 		return;
 	}
 	src = netlocal_route_src(ctl_addr);
 	if (!src || netlocal_addrs(&local, &err) != 0) {
-		report(d, FAIL, "interface", "no route to slurmctld %s: check the node's network",
-		       ctl);
+		print_verdict(d, FAIL, "interface",
+		              "no route to slurmctld %s: check the node's network", ctl);
 		return;
 	}
 	dist_ipv4_format(src, src_text);
 	ifname = dist_local_ifname_for(ctl_addr, &local, src);
 	if (!ifname || strcmp(ifname, "lo") == 0 || (src >> 24) == 127)
-		report(d, FAIL, "interface",
-		       "slurmctld %s is reached from %s through %s, not a "
-		       "network interface: check SlurmctldHost and routes",
-		       ctl, src_text, ifname ? ifname : "?");
+		print_verdict(d, FAIL, "interface",
+		              "slurmctld %s is reached from %s through %s, not a "
+		              "network interface: check SlurmctldHost and routes",
+		              ctl, src_text, ifname ? ifname : "?");
 	else
-		report(d, OK, "interface", "%s (%s) reaches slurmctld %s", ifname, src_text, ctl);
+		print_verdict(d, OK, "interface", "%s (%s) reaches slurmctld %s", ifname, src_text,
+		              ctl);
 }
 
 /* GPUs as hwloc sees them: PCI 3D controllers (datacenter GPUs) and
@@ -326,15 +330,16 @@ static void check_devices(struct doctor *d)
 	if (list)
 		ibv_free_device_list(list);
 	if (visible && visible[0] && gpus == 0)
-		report(d, WARN, "devices", "Slurm gave GPUs %s but hwloc sees none", visible);
+		print_verdict(d, WARN, "devices", "Slurm gave GPUs %s but hwloc sees none",
+		              visible);
 	else if (down)
-		report(d, WARN, "devices",
-		       "hwloc sees %u GPUs; ibverbs %d HCAs, %u with port 1 "
-		       "not active",
-		       gpus, count, down);
+		print_verdict(d, WARN, "devices",
+		              "hwloc sees %u GPUs; ibverbs %d HCAs, %u with port 1 "
+		              "not active",
+		              gpus, count, down);
 	else
-		report(d, OK, "devices", "hwloc sees %u GPUs; ibverbs %d HCAs%s", gpus, count,
-		       count ? ", port 1 active on each" : "");
+		print_verdict(d, OK, "devices", "hwloc sees %u GPUs; ibverbs %d HCAs%s", gpus,
+		              count, count ? ", port 1 active on each" : "");
 }
 
 /* Mode ascend needs every NPU's address in hccn.conf (docs/ascend.md). */
@@ -355,19 +360,19 @@ static void check_npus(struct doctor *d)
 			        (uint32_t)strtoul(g.gl_pathv[i] + strlen("/dev/davinci"), NULL, 10);
 	globfree(&g);
 	if (n == 0) {
-		report(d, OK, "npus", "none on this node");
+		print_verdict(d, OK, "npus", "none on this node");
 		return;
 	}
 	text = read_all(path, &len);
 	if (!text)
-		report(d, FAIL, "npus",
-		       "%u NPUs but %s: %s (hccn_tool writes it; DIST_HCCN_CONF "
-		       "names another path)",
-		       n, path, strerror(errno));
+		print_verdict(d, FAIL, "npus",
+		              "%u NPUs but %s: %s (hccn_tool writes it; DIST_HCCN_CONF "
+		              "names another path)",
+		              n, path, strerror(errno));
 	else if (dist_hccn_lookup(text, ids, n, npus, &err) != 0)
-		report(d, FAIL, "npus", "%s: %s", path, err.msg);
+		print_verdict(d, FAIL, "npus", "%s: %s", path, err.msg);
 	else
-		report(d, OK, "npus", "%u NPUs, each with its address in %s", n, path);
+		print_verdict(d, OK, "npus", "%u NPUs, each with its address in %s", n, path);
 	free(text);
 }
 
@@ -388,8 +393,8 @@ int doctor_run(const char *port_range)
 	free(args[0]);
 	slurm_init(NULL);
 	if (slurm_load_ctl_conf((time_t)0, &d.slurm) != SLURM_SUCCESS) {
-		report(&d, FAIL, "slurmctld", "cannot read its configuration: %s",
-		       slurm_strerror(errno));
+		print_verdict(&d, FAIL, "slurmctld", "cannot read its configuration: %s",
+		              slurm_strerror(errno));
 		return 1;
 	}
 	check_plugin(&d);

@@ -60,7 +60,7 @@ static const struct relay_mac_module *macs;
 
 static int load_macs(struct dist_err *err)
 {
-	macs = module_get(MODULE_CRYPTO, err);
+	macs = module_crypto(err);
 	return macs ? 0 : -1;
 }
 
@@ -231,9 +231,7 @@ static void refuse(struct relay *r, struct conn *c, const char *why)
 
 	if (r->refusals++ < REFUSALS_REPORTED) {
 		inet_ntop(AF_INET, &c->addr, addr, sizeof(addr));
-		fprintf(stderr,
-		        "dist-shim: warning: launcher relay: refused a connection from %s: %s\n",
-		        addr, why);
+		msg_warn("launcher relay: refused a connection from %s: %s", addr, why);
 	}
 	close(c->fd);
 	c->fd = -1;

@@ -268,9 +268,9 @@ enum wireup_result wireup_check_run(struct check_listeners *l, const struct wire
 		return WIREUP_PEER_FAILED;
 	}
 	if (req->explain && w->rank == 0)
-		fprintf(stderr,
-		        "dist-shim: network check: %u nodes reached the master %s:%u and the next "
-		        "node of the ring in %.0f ms\n",
+		msg_info(
+		        "network check: %u nodes reached the master %s:%u and the next node of the "
+		        "ring in %.0f ms",
 		        w->nnodes, w->master_addr, w->master_port, ms_since(&start));
 	return WIREUP_OK;
 }

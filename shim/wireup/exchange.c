@@ -73,7 +73,7 @@ static const struct wireup_transport *load_transport(enum wireup_pmi pmi, struct
 
 	if (pmi == WIREUP_PMI_NONE)
 		return NULL;
-	m = module_get(pmi == WIREUP_PMI_PMIX ? MODULE_PMIX : MODULE_PMI2, err);
+	m = pmi == WIREUP_PMI_PMIX ? module_pmix(err) : module_pmi2(err);
 	return m ? m->transport : NULL;
 }
 

@@ -104,7 +104,7 @@ int wireup_slurm_node_of(uint32_t size, uint32_t nnodes, uint32_t *node_of, stru
 	uint32_t job, step;
 
 	if (env_u32("SLURM_JOB_ID", &job, err) || env_u32("SLURM_STEP_ID", &step, err) ||
-	    !(ctld = module_get(MODULE_SLURM, err)))
+	    !(ctld = module_slurm(err)))
 		return -1;
 	return ctld->step_layout(job, step, size, nnodes, node_of, err);
 }
@@ -214,7 +214,7 @@ static int ask_step_addrs(uint32_t nnodes, uint32_t only, struct step_addrs *a,
                           struct dist_err *err)
 {
 	const char *list = getenv("SLURM_STEP_NODELIST");
-	const struct slurmctld_module *ctld = module_get(MODULE_SLURM, err);
+	const struct slurmctld_module *ctld = module_slurm(err);
 
 	memset(a, 0, sizeof(*a));
 	if (!ctld || ctld->node_addrs(list, only, &a->names, &a->addrs, &a->count, err))

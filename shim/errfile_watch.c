@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "report.h"
+#include "errfile_watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,7 +102,7 @@ static int start_watcher(void *unused)
 	return 0;
 }
 
-void report_arm(void)
+void errfile_watch_start(void)
 {
 	const char *file = getenv("TORCHELASTIC_ERROR_FILE");
 	sigset_t all, old;

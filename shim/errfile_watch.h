@@ -7,11 +7,11 @@
  * so that it costs no copy of it): it holds no file but stderr, sleeps until
  * the program has ended, prints one line when the file has an error, and
  * exits. */
-#ifndef SHIM_REPORT_H
-#define SHIM_REPORT_H
+#ifndef SHIM_ERRFILE_WATCH_H
+#define SHIM_ERRFILE_WATCH_H
 
 /* Starts the watcher when TORCHELASTIC_ERROR_FILE names a file; the caller
  * goes on to exec the program (or to exit). */
-void report_arm(void);
+void errfile_watch_start(void);
 
 #endif
