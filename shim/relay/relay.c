@@ -64,6 +64,19 @@ int relay_params_parse(const char *text, struct relay_params *p, struct dist_err
 	return 0;
 }
 
+/* The key srun's plugin gave the task, overwritten where it lies: unsetenv
+ * alone leaves it in the memory /proc/PID/environ shows, which the
+ * launcher's processes (and the user's other processes on the node) read
+ * for as long as this shim lives (issue 24). */
+static void forget_env_key(void)
+{
+	char *value = getenv(DIST_SHIM_ENV_RELAY_KEY);
+
+	if (value)
+		memset(value, 0, strlen(value));
+	unsetenv(DIST_SHIM_ENV_RELAY_KEY);
+}
+
 int relay_params_without_exchange(const struct dist_port_range *range, const struct dist_world *w,
                                   struct relay_params *p, struct dist_err *err)
 {
@@ -78,6 +91,7 @@ int relay_params_without_exchange(const struct dist_port_range *range, const str
 			             "--mpi=pmi2");
 		p->have_key = true;
 	}
+	forget_env_key();
 	if (p->port)
 		return 0;
 	if (dist_parse_u32(getenv("SLURM_JOB_ID"), &jobid) ||
