@@ -5,8 +5,9 @@
  * loopback: a good peer gets the status; a wrong key, a wrong nonce, an
  * all-zero MAC, a MAC that cannot be computed and a truncated message are
  * refused; strangers' idle connections do not keep the waiting task out
- * (issue 24). Run a second time with an OPENSSL_CONF that loads only the
- * null provider ("no-provider"): no MAC, so nothing is accepted. */
+ * (issue 24); the relay key does not stay in the shim's environment. Run
+ * a second time with an OPENSSL_CONF that loads only the null provider
+ * ("no-provider"): no MAC, so nothing is accepted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -342,6 +343,33 @@ static void test_no_provider_nothing_accepted(void **state)
 	test_failing_mac_refuses_zero_ack(state);
 }
 
+/* Issue 24: the key srun's plugin gave the task is overwritten where it
+ * lies, not only unset: /proc/PID/environ shows that memory to the
+ * launcher's processes for as long as the shim lives. */
+static void test_env_key_overwritten(void **state)
+{
+	static const char hex[] = "000102030405060708090a0b0c0d0e0f"
+	                          "101112131415161718191a1b1c1d1e1f";
+	struct dist_node node = {.addr = "127.0.0.1"};
+	struct dist_world w = {.rank = 1, .size = 2, .nnodes = 1, .nodes = &node};
+	struct dist_port_range range = {24000, 24999};
+	struct relay_params p = RELAY_PARAMS_INIT;
+	struct dist_err err = {{0}};
+	char *value;
+
+	(void)state;
+	assert_int_equal(setenv("SLURM_DIST_RELAY_KEY", hex, 1), 0);
+	assert_int_equal(setenv("SLURM_JOB_ID", "7", 1), 0);
+	assert_int_equal(setenv("SLURM_STEP_ID", "0", 1), 0);
+	value = getenv("SLURM_DIST_RELAY_KEY");
+	assert_int_equal(relay_params_without_exchange(&range, &w, &p, &err), 0);
+	assert_true(p.have_key);
+	assert_int_equal(p.key[31], 0x1f);
+	assert_null(getenv("SLURM_DIST_RELAY_KEY"));
+	for (size_t i = 0; i < sizeof(hex) - 1; i++)
+		assert_int_equal(value[i], 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +382,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_forged_status_refused),
 	        cmocka_unit_test(test_closed_before_greeting_is_unanswered),
 	        cmocka_unit_test(test_idle_connections_do_not_keep_the_peer_out),
+	        cmocka_unit_test(test_env_key_overwritten),
 	};
 	const struct CMUnitTest no_provider[] = {
 	        cmocka_unit_test(test_no_provider_nothing_accepted),
