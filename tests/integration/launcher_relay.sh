@@ -7,7 +7,8 @@
 # holds the port first; Slurm's signals reach the launcher exactly once
 # (scancel --signal, srun --signal); through an exchange every task gets
 # the launcher's status; 40 idle connections from a stranger on rank 0's
-# node do not keep the waiting task out; the launcher cannot read the key.
+# node do not keep the waiting task out; the launcher cannot read the key;
+# with an OpenSSL that computes no MAC the step fails before the launcher.
 source "$(dirname "$0")/lib.sh"
 cp "$TESTS_DIR"/relay/* "$WORK/"
 cc -o "$WORK/usr1_count" "$WORK/usr1_count.c" || fail "cc failed"
@@ -128,6 +129,17 @@ rm -rf "$idle_dir"
 assert_contains "$WORK/idle_holder.out" "HOLDER port="
 assert_contains "$WORK/idle.err" "task 1: Exited with exit code 6"
 assert_contains "$WORK/idle.err" "it had not proved who it is when newer connections came"
+
+# 6. An OpenSSL that computes no MAC (only the null provider, issue 24).
+# Before: every MAC was zeros, every side's matched, and the step ran
+# unauthenticated; now each task fails before the launcher starts.
+cp "$SRC_DIR/tests/unit/openssl-null.cnf" "$WORK/"
+rm -f "$WORK/started"
+run_srun nomac --export=ALL,OPENSSL_CONF="$WORK/openssl-null.cnf" --dist-mode=mpi \
+	--dist-launcher -N2 -w tcn[1-2] --ntasks-per-node=1 bash -c "touch $WORK/started"
+[ "$RC" -ne 0 ] || fail "the step exited 0 with an OpenSSL that computes no MAC"
+[ ! -e "$WORK/started" ] || fail "the launcher ran with an OpenSSL that computes no MAC"
+assert_contains "$WORK/nomac.err" "OpenSSL cannot compute the launcher relay's HMAC-SHA-256 (OPENSSL_CONF=$WORK/openssl-null.cnf"
 
 # 4. Through an exchange (key and a checked-free port in it), every task
 # exits with the launcher's status.
