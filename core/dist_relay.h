@@ -24,10 +24,12 @@ enum dist_relay_label {
 };
 
 /* The MAC of LABEL for the connection with rank 0's nonce N0 and the
- * peer's NP, about RANK and STATUS (0 where the label has none). */
-void dist_relay_mac(const uint8_t key[DIST_RELAY_KEY_LEN], enum dist_relay_label label,
-                    const uint8_t n0[DIST_RELAY_NONCE_LEN], const uint8_t np[DIST_RELAY_NONCE_LEN],
-                    uint32_t rank, uint8_t status, uint8_t mac[DIST_RELAY_MAC_LEN]);
+ * peer's NP, about RANK and STATUS (0 where the label has none): 0, or -1
+ * when OpenSSL cannot compute it (no provider with SHA-256: an
+ * OPENSSL_CONF that loads none), MAC then unusable. */
+int dist_relay_mac(const uint8_t key[DIST_RELAY_KEY_LEN], enum dist_relay_label label,
+                   const uint8_t n0[DIST_RELAY_NONCE_LEN], const uint8_t np[DIST_RELAY_NONCE_LEN],
+                   uint32_t rank, uint8_t status, uint8_t mac[DIST_RELAY_MAC_LEN]);
 /* Compares two MACs in a time that does not depend on where they differ. */
 bool dist_relay_mac_equal(const uint8_t a[DIST_RELAY_MAC_LEN], const uint8_t b[DIST_RELAY_MAC_LEN]);
 

@@ -8,19 +8,23 @@
 
 #include "dist_relay.h"
 
-/* OpenSSL's HMAC, not one of our own: nothing here should be new crypto. */
-static void hmac_sha256(const uint8_t *key, size_t key_len, const void *msg, size_t len,
-                        uint8_t out[DIST_RELAY_MAC_LEN])
+/* OpenSSL's HMAC, not one of our own: nothing here should be new crypto.
+ * A failure is an error, never a MAC: zeros in its place were accepted
+ * from a peer that sent zeros (issue 24). */
+static int hmac_sha256(const uint8_t *key, size_t key_len, const void *msg, size_t len,
+                       uint8_t out[DIST_RELAY_MAC_LEN])
 {
 	unsigned int out_len = DIST_RELAY_MAC_LEN;
 
-	if (!HMAC(EVP_sha256(), key, (int)key_len, msg, len, out, &out_len))
-		memset(out, 0, DIST_RELAY_MAC_LEN); /* never equal to a real MAC of a fresh nonce */
+	if (!HMAC(EVP_sha256(), key, (int)key_len, msg, len, out, &out_len) ||
+	    out_len != DIST_RELAY_MAC_LEN)
+		return -1;
+	return 0;
 }
 
-void dist_relay_mac(const uint8_t key[DIST_RELAY_KEY_LEN], enum dist_relay_label label,
-                    const uint8_t n0[DIST_RELAY_NONCE_LEN], const uint8_t np[DIST_RELAY_NONCE_LEN],
-                    uint32_t rank, uint8_t status, uint8_t mac[DIST_RELAY_MAC_LEN])
+int dist_relay_mac(const uint8_t key[DIST_RELAY_KEY_LEN], enum dist_relay_label label,
+                   const uint8_t n0[DIST_RELAY_NONCE_LEN], const uint8_t np[DIST_RELAY_NONCE_LEN],
+                   uint32_t rank, uint8_t status, uint8_t mac[DIST_RELAY_MAC_LEN])
 {
 	static const char *const names[] = {"slurm-dist relay peer", "slurm-dist relay ack",
 	                                    "slurm-dist relay status"};
@@ -34,7 +38,7 @@ void dist_relay_mac(const uint8_t key[DIST_RELAY_KEY_LEN], enum dist_relay_label
 	for (int i = 0; i < 4; i++)
 		msg[n++] = (uint8_t)(rank >> (24 - 8 * i));
 	msg[n++] = status;
-	hmac_sha256(key, DIST_RELAY_KEY_LEN, msg, n, mac);
+	return hmac_sha256(key, DIST_RELAY_KEY_LEN, msg, n, mac);
 }
 
 bool dist_relay_mac_equal(const uint8_t a[DIST_RELAY_MAC_LEN], const uint8_t b[DIST_RELAY_MAC_LEN])

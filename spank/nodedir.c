@@ -45,7 +45,8 @@ void nodedir_make(spank_t sp)
 		dist_err_set(&make_err, "TMPDIR %.200s is too long for the step's directory", base);
 		return;
 	}
-	/* As the job's user (Slurm dropped to it for user_init); mode 0700. */
+	/* With the job's user as effective ids (Slurm set them for user_init;
+	 * the real ids stay root); mode 0700. */
 	if (!mkdtemp(made)) {
 		dist_err_set(&make_err, "cannot create the step's directory in %.200s: %s", base,
 		             strerror(errno));

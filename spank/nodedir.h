@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The step's private directory on this node (docs/security.md, "Step
  * directory"): made in slurmstepd's user_init, where Slurm runs the plugin
- * as the job's user, under a name no one can predict or take first
+ * with the job's user as effective ids (the real ids stay root), under a name no one can predict or take first
  * (mkdtemp), handed to each task in DIST_SHIM_STEPDIR, and removed when the
  * step ends by a child process that became the job's user first: root
  * never follows a path the user controls. */

@@ -17,7 +17,7 @@
 #include "dist_relay.h"
 
 /* Bumped whenever a table below changes. */
-#define MODULE_ABI "slurm-dist " DIST_VERSION " module ABI 1"
+#define MODULE_ABI "slurm-dist " DIST_VERSION " module ABI 2"
 
 #define MODULE_EXPORT __attribute__((visibility("default")))
 
@@ -62,10 +62,11 @@ struct rdma_module {
 
 struct relay_mac_module {
 	const char *abi;
-	/* dist_relay.h's, which the shim itself no longer links. */
-	void (*mac)(const uint8_t key[DIST_RELAY_KEY_LEN], enum dist_relay_label label,
-	            const uint8_t n0[DIST_RELAY_NONCE_LEN], const uint8_t np[DIST_RELAY_NONCE_LEN],
-	            uint32_t rank, uint8_t status, uint8_t mac[DIST_RELAY_MAC_LEN]);
+	/* dist_relay.h's, which the shim itself no longer links; mac: 0, or -1
+	 * when OpenSSL cannot compute it. */
+	int (*mac)(const uint8_t key[DIST_RELAY_KEY_LEN], enum dist_relay_label label,
+	           const uint8_t n0[DIST_RELAY_NONCE_LEN], const uint8_t np[DIST_RELAY_NONCE_LEN],
+	           uint32_t rank, uint8_t status, uint8_t mac[DIST_RELAY_MAC_LEN]);
 	bool (*equal)(const uint8_t a[DIST_RELAY_MAC_LEN], const uint8_t b[DIST_RELAY_MAC_LEN]);
 };
 
