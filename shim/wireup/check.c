@@ -47,7 +47,8 @@ int wireup_check_listen(const struct wireup_transport *t, const struct wireup_re
 	if (w->rank == 0 && master_port && netcheck_listen(master_port, &master_listener, err))
 		return -1;
 	wireup_step_ids(&jobid, &stepid);
-	if (netcheck_listen_any(&req->ports, dist_port_first(&req->ports, jobid, stepid + 0xc000),
+	if (netcheck_listen_any(&req->ports,
+	                        dist_port_first_for(DIST_PORT_CHECK, &req->ports, jobid, stepid, 0),
 	                        &ring_listener, err))
 		return -1;
 	host_name(host);

@@ -34,10 +34,7 @@ static uint32_t restart_count(void)
 
 uint16_t wireup_first_port(const struct dist_port_range *ports, uint32_t jobid, uint32_t stepid)
 {
-	/* A requeued job runs its steps again with the same ids: each attempt
-	 * starts elsewhere (a prime stride), as the previous attempt's master
-	 * may still hold its port on that node. */
-	return dist_port_first(ports, jobid, stepid + restart_count() * 613u);
+	return dist_port_first_for(DIST_PORT_MASTER, ports, jobid, stepid, restart_count());
 }
 
 void wireup_attempt(struct dist_world *w)

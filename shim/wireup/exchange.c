@@ -85,7 +85,8 @@ static int put_relay(const struct wireup_transport *t, const struct wireup_reque
 	char text[RELAY_PARAMS_TEXT];
 
 	wireup_step_ids(&jobid, &stepid);
-	if (relay_listen_any(&req->ports, dist_port_first(&req->ports, jobid, stepid + 0x4000),
+	if (relay_listen_any(&req->ports,
+	                     dist_port_first_for(DIST_PORT_RELAY, &req->ports, jobid, stepid, 0),
 	                     master, req->relay, err))
 		return -1;
 	relay_params_format(req->relay, text);
@@ -114,7 +115,7 @@ static int pick_task_ports(const struct wireup_request *req, uint32_t n, char *t
 	size_t used_len = 0;
 
 	wireup_step_ids(&jobid, &stepid);
-	next = dist_port_first(&req->ports, jobid, stepid + 0x8000);
+	next = dist_port_first_for(DIST_PORT_TASK, &req->ports, jobid, stepid, 0);
 	for (uint32_t i = 0; i < n; i++) {
 		if (dist_port_pick(&req->ports, next, netlocal_port_free, NULL, &port, err))
 			return -1;
