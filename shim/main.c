@@ -17,6 +17,7 @@
 #include "dist_profile.h"
 #include "launch.h"
 #include "node/stepdir.h"
+#include "node/stepids.h"
 #include "relay/relay.h"
 #include "report.h"
 #include "wireup/npu_local.h"
@@ -266,7 +267,7 @@ static int open_step_dir(const struct plan *plan, struct stepdir *dir, struct di
 	uint32_t jobid, stepid;
 	struct dist_err ignored;
 
-	wireup_step_ids(&jobid, &stepid);
+	(void)stepids_read(&jobid, &stepid, NULL);
 	if (plan->mode->build_files)
 		return stepdir_open(jobid, stepid, dir, err);
 	if (stepdir_open(jobid, stepid, dir, &ignored))

@@ -21,6 +21,7 @@
 #include "dist_protocol.h"
 #include "dist_slurmenv.h"
 #include "node/netlocal.h"
+#include "node/stepids.h"
 
 /* How long rank 0 keeps answering peers after the launcher ended. */
 #define LATE_PEER_GRACE_S 30
@@ -161,8 +162,7 @@ int relay_params_without_exchange(const struct dist_port_range *range, const str
 	}
 	if (p->port)
 		return 0;
-	if (dist_parse_u32(getenv("SLURM_JOB_ID"), &jobid) ||
-	    dist_parse_u32(getenv("SLURM_STEP_ID"), &stepid))
+	if (stepids_read(&jobid, &stepid, NULL))
 		return dist_err_set(err,
 		                    "no SLURM_JOB_ID and SLURM_STEP_ID for the launcher relay");
 	p->port = dist_port_first_for(DIST_PORT_RELAY, range, jobid, stepid, 0);

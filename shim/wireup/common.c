@@ -72,16 +72,3 @@ void wireup_find_master_ifname(struct dist_world *w, const struct dist_addr_list
 	if (ifname)
 		snprintf(w->master_ifname, sizeof(w->master_ifname), "%s", ifname);
 }
-
-void wireup_step_ids(uint32_t *jobid, uint32_t *stepid)
-{
-	const char *nspace = getenv("PMIX_NAMESPACE");
-	uint32_t hash = 2166136261u; /* FNV-1a */
-
-	for (const char *c = nspace ? nspace : ""; *c; c++)
-		hash = (hash ^ (unsigned char)*c) * 16777619u;
-	if (dist_parse_u32(getenv("SLURM_JOB_ID"), jobid) != 0)
-		*jobid = hash;
-	if (dist_parse_u32(getenv("SLURM_STEP_ID"), stepid) != 0)
-		*stepid = 0;
-}
