@@ -42,6 +42,44 @@ uint16_t dist_port_first(const struct dist_port_range *range, uint32_t jobid, ui
 	return (uint16_t)(range->lo + slot);
 }
 
+/* The step id a use spreads from. A job's steps get consecutive first
+ * ports, so a use shifted by S ids starts S mod the range's size ports past
+ * the master's (relay 4384, tasks 8768, check 1152 in the default range);
+ * where two meet anyway, each still takes only a port free at the time. */
+static uint32_t use_step(enum dist_port_use use, uint32_t stepid, uint32_t restart)
+{
+	switch (use) {
+	case DIST_PORT_MASTER:
+		/* A requeued job runs its steps again with the same ids: each
+		 * attempt starts elsewhere (a prime stride), as the previous
+		 * attempt's master may still hold its port on that node. */
+		return stepid + restart * 613u;
+	case DIST_PORT_RELAY:
+		/* Held from before the exchange, while rank 0 searches for the
+		 * master port from the master's first: kept off that search. */
+		return stepid + 0x4000;
+	case DIST_PORT_TASK:
+		/* Several a node, taken one after another from the first:
+		 * apart from both the master's and the relay's. */
+		return stepid + 0x8000;
+	case DIST_PORT_CHECK:
+		/* Listening while the master's, the relay's and the tasks'
+		 * ports are taken: apart from all three. */
+		return stepid + 0xc000;
+	case DIST_PORT_HCCL:
+		/* Counted in HCCL's own blocks (dist_port_split_hccl), which no
+		 * other use reaches; the shift is the one it has always had. */
+		return stepid + 0x4000;
+	}
+	return stepid;
+}
+
+uint16_t dist_port_first_for(enum dist_port_use use, const struct dist_port_range *range,
+                             uint32_t jobid, uint32_t stepid, uint32_t restart)
+{
+	return dist_port_first(range, jobid, use_step(use, stepid, restart));
+}
+
 int dist_port_split_hccl(const struct dist_port_range *range, struct dist_port_range *master,
                          struct dist_port_range *hccl, struct dist_err *err)
 {
@@ -69,7 +107,8 @@ uint16_t dist_port_hccl_base(const struct dist_port_range *hccl, uint32_t jobid,
 	if (blocks == 0)
 		return hccl->lo;
 	return (uint16_t)(hccl->lo +
-	                  dist_port_first(&block_range, jobid, stepid + 0x4000) * DIST_HCCL_PORTS);
+	                  dist_port_first_for(DIST_PORT_HCCL, &block_range, jobid, stepid, 0) *
+	                          DIST_HCCL_PORTS);
 }
 
 int dist_port_pick(const struct dist_port_range *range, uint16_t first, dist_port_free_fn is_free,

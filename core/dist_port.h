@@ -23,7 +23,25 @@ struct dist_port_range {
 /* Parses "LO-HI" with 1024 <= LO <= HI <= 65535. */
 int dist_port_range_parse(const char *text, struct dist_port_range *range, struct dist_err *err);
 
-/* First port to try for this job and step. */
+/* What a port is for. Every port the shim picks starts from one of these,
+ * and only dist_port_first_for says where: a use starts from the first port
+ * of a step id shifted by its own amount, so that one step's uses, and the
+ * neighbouring steps of its job (whose first ports are consecutive), do not
+ * all start on the same port. */
+enum dist_port_use {
+	DIST_PORT_MASTER, /* MASTER_PORT: the step's own slot, moved per attempt */
+	DIST_PORT_RELAY,  /* the launcher relay (shim/relay/relay.c) */
+	DIST_PORT_TASK,   /* one port per task (mode ps) */
+	DIST_PORT_CHECK,  /* --dist-check=net's ring listener */
+	DIST_PORT_HCCL,   /* HCCL's block, in blocks (dist_port_hccl_base) */
+};
+
+/* First port to try for USE by this job's step, in attempt RESTART of the
+ * job (SLURM_RESTART_COUNT; only the master port moves with it). */
+uint16_t dist_port_first_for(enum dist_port_use use, const struct dist_port_range *range,
+                             uint32_t jobid, uint32_t stepid, uint32_t restart);
+
+/* The spread under every use: a job and step id to a port of RANGE. */
 uint16_t dist_port_first(const struct dist_port_range *range, uint32_t jobid, uint32_t stepid);
 
 /* HCCL (mode ascend) listens on this many ports from its base port. */

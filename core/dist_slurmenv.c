@@ -30,6 +30,38 @@ int dist_parse_u32(const char *text, uint32_t *value)
 	return 0;
 }
 
+/* FNV-1a of TEXT (NULL: ""). */
+static uint32_t hash_text(const char *text)
+{
+	uint32_t hash = 2166136261u;
+
+	for (const char *c = text ? text : ""; *c; c++)
+		hash = (hash ^ (unsigned char)*c) * 16777619u;
+	return hash;
+}
+
+/* Parses NAME's TEXT into *VALUE, else sets FALLBACK and says why in ERR. */
+static int parse_id(const char *name, const char *text, uint32_t fallback, uint32_t *value,
+                    struct dist_err *err)
+{
+	if (dist_parse_u32(text, value) == 0)
+		return 0;
+	*value = fallback;
+	if (!text)
+		return dist_err_set(err, "%s is not set; is this a Slurm step?", name);
+	return dist_err_set(err, "%s='%s' is not a number", name, text);
+}
+
+int dist_step_ids_parse(const char *job, const char *step, const char *nspace, uint32_t *jobid,
+                        uint32_t *stepid, struct dist_err *err)
+{
+	struct dist_err step_err; /* not told when the job's is */
+	int job_rc = parse_id("SLURM_JOB_ID", job, hash_text(nspace), jobid, err);
+	int step_rc = parse_id("SLURM_STEP_ID", step, 0, stepid, job_rc ? &step_err : err);
+
+	return job_rc || step_rc ? -1 : 0;
+}
+
 uint32_t dist_count_list_items(const char *list)
 {
 	uint32_t n = 0;

@@ -40,4 +40,12 @@ int dist_gpu_indexes_parse(const char *list, uint32_t *indexes, uint32_t n);
 /* Parses a non-negative decimal that fits in 32 bits. */
 int dist_parse_u32(const char *text, uint32_t *value);
 
+/* The step's job and step ids from the text of SLURM_JOB_ID and
+ * SLURM_STEP_ID (JOB, STEP; NULL when unset). Fails naming the first that
+ * is unset or not a number, yet fills both ids even then, each with its
+ * fallback outside Slurm: for the job a hash of NSPACE, the PMIx namespace
+ * (NULL: none), on which the tasks of one launch agree; for the step 0. */
+int dist_step_ids_parse(const char *job, const char *step, const char *nspace, uint32_t *jobid,
+                        uint32_t *stepid, struct dist_err *err);
+
 #endif

@@ -11,6 +11,7 @@
 #include "bind/bind.h"
 #include "dist_launch.h"
 #include "launch.h"
+#include "node/stepids.h"
 #include "task.h"
 #include "wireup/npu_local.h"
 #include "wireup/transport.h"
@@ -197,7 +198,7 @@ static int open_step_dir(const struct plan *plan, struct stepdir *dir, struct di
 	uint32_t jobid, stepid;
 	struct dist_err ignored;
 
-	wireup_step_ids(&jobid, &stepid);
+	(void)stepids_read(&jobid, &stepid, NULL);
 	if (plan->mode->build_files)
 		return stepdir_open(jobid, stepid, dir, err);
 	if (stepdir_open(jobid, stepid, dir, &ignored))

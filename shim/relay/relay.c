@@ -16,6 +16,7 @@
 #include "dist_protocol.h"
 #include "dist_slurmenv.h"
 #include "node/netlocal.h"
+#include "node/stepids.h"
 #include "relay/handshake.h"
 #include "relay/internal.h"
 
@@ -94,11 +95,10 @@ int relay_params_without_exchange(const struct dist_port_range *range, const str
 	forget_env_key();
 	if (p->port)
 		return 0;
-	if (dist_parse_u32(getenv("SLURM_JOB_ID"), &jobid) ||
-	    dist_parse_u32(getenv("SLURM_STEP_ID"), &stepid))
+	if (stepids_read(&jobid, &stepid, NULL))
 		return dist_err_set(err,
 		                    "no SLURM_JOB_ID and SLURM_STEP_ID for the launcher relay");
-	p->port = dist_port_first(range, jobid, stepid + 0x4000);
+	p->port = dist_port_first_for(DIST_PORT_RELAY, range, jobid, stepid, 0);
 	if (p->port == w->master_port)
 		p->port = p->port < range->hi ? p->port + 1 : range->lo;
 	if (w->rank == 0 && (p->listen_fd = netlocal_listen(p->port)) < 0)

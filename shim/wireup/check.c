@@ -11,6 +11,7 @@
 #include "base/msg.h"
 #include "dist_check.h"
 #include "dist_slurmenv.h"
+#include "node/stepids.h"
 #include "wireup/netcheck.h"
 
 #define KEY_LISTEN "slurm-dist.check-listen" /* "PORT HOST" of a node's first task */
@@ -45,8 +46,9 @@ int wireup_check_listen(struct check_listeners *l, const struct wireup_transport
 	if (w->rank == 0 && master_port && netcheck_listen(master_port, &master_listener, err))
 		return -1;
 	l->master = master_listener;
-	wireup_step_ids(&jobid, &stepid);
-	if (netcheck_listen_any(&req->ports, dist_port_first(&req->ports, jobid, stepid + 0xc000),
+	(void)stepids_read(&jobid, &stepid, NULL);
+	if (netcheck_listen_any(&req->ports,
+	                        dist_port_first_for(DIST_PORT_CHECK, &req->ports, jobid, stepid, 0),
 	                        &ring_listener, err))
 		return -1;
 	l->ring = ring_listener;

@@ -34,10 +34,7 @@ static uint32_t restart_count(void)
 
 uint16_t wireup_first_port(const struct dist_port_range *ports, uint32_t jobid, uint32_t stepid)
 {
-	/* A requeued job runs its steps again with the same ids: each attempt
-	 * starts elsewhere (a prime stride), as the previous attempt's master
-	 * may still hold its port on that node. */
-	return dist_port_first(ports, jobid, stepid + restart_count() * 613u);
+	return dist_port_first_for(DIST_PORT_MASTER, ports, jobid, stepid, restart_count());
 }
 
 void wireup_attempt(struct dist_world *w)
@@ -74,17 +71,4 @@ void wireup_find_master_ifname(struct dist_world *w, const struct dist_addr_list
 	ifname = dist_local_ifname_for(master, local, netlocal_route_src(master));
 	if (ifname)
 		snprintf(w->master_ifname, sizeof(w->master_ifname), "%s", ifname);
-}
-
-void wireup_step_ids(uint32_t *jobid, uint32_t *stepid)
-{
-	const char *nspace = getenv("PMIX_NAMESPACE");
-	uint32_t hash = 2166136261u; /* FNV-1a */
-
-	for (const char *c = nspace ? nspace : ""; *c; c++)
-		hash = (hash ^ (unsigned char)*c) * 16777619u;
-	if (dist_parse_u32(getenv("SLURM_JOB_ID"), jobid) != 0)
-		*jobid = hash;
-	if (dist_parse_u32(getenv("SLURM_STEP_ID"), stepid) != 0)
-		*stepid = 0;
 }

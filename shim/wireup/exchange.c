@@ -15,6 +15,7 @@
 #include "dist_slurmenv.h"
 #include "node/netlocal.h"
 #include "node/stepdir.h"
+#include "node/stepids.h"
 #include "relay/relay.h"
 #include "wireup/check.h"
 #include "wireup/exchange.h"
@@ -88,7 +89,7 @@ static int put_port(const struct wireup_transport *t, const struct wireup_reques
 	uint16_t port;
 	char text[16];
 
-	wireup_step_ids(&jobid, &stepid);
+	(void)stepids_read(&jobid, &stepid, NULL);
 	if (wireup_pick_port(req, jobid, stepid, &port, err))
 		return -1;
 	*picked = port;
@@ -104,8 +105,9 @@ static int put_relay(const struct wireup_transport *t, const struct wireup_reque
 	uint32_t jobid, stepid;
 	char text[RELAY_PARAMS_TEXT];
 
-	wireup_step_ids(&jobid, &stepid);
-	if (relay_listen_any(&req->ports, dist_port_first(&req->ports, jobid, stepid + 0x4000),
+	(void)stepids_read(&jobid, &stepid, NULL);
+	if (relay_listen_any(&req->ports,
+	                     dist_port_first_for(DIST_PORT_RELAY, &req->ports, jobid, stepid, 0),
 	                     master, req->relay, err))
 		return -1;
 	relay_params_format(req->relay, text);
@@ -133,8 +135,8 @@ static int pick_task_ports(const struct wireup_request *req, uint32_t n, char *t
 	uint16_t next, port;
 	size_t used_len = 0;
 
-	wireup_step_ids(&jobid, &stepid);
-	next = dist_port_first(&req->ports, jobid, stepid + 0x8000);
+	(void)stepids_read(&jobid, &stepid, NULL);
+	next = dist_port_first_for(DIST_PORT_TASK, &req->ports, jobid, stepid, 0);
 	for (uint32_t i = 0; i < n; i++) {
 		if (dist_port_pick(&req->ports, next, netlocal_port_free, NULL, &port, err))
 			return -1;

@@ -8,6 +8,7 @@
 
 #include "dist_npu.h"
 #include "node/netlocal.h"
+#include "node/stepids.h"
 #include "wireup/wireup.h"
 
 #define HCCN_CONF_DEFAULT "/etc/hccn.conf"
@@ -17,7 +18,7 @@ uint16_t npu_hccl_base_port(const struct dist_port_range *hccl)
 {
 	uint32_t jobid, stepid;
 
-	wireup_step_ids(&jobid, &stepid);
+	(void)stepids_read(&jobid, &stepid, NULL);
 	return dist_port_hccl_base(hccl, jobid, stepid);
 }
 

@@ -14,6 +14,7 @@
 #include "dist_slurmenv.h"
 #include "dist_stepnodes.h"
 #include "node/netlocal.h"
+#include "node/stepids.h"
 #include "wireup/wireup.h"
 
 bool wireup_slurm_available(void)
@@ -50,8 +51,7 @@ static void read_given(const struct dist_world *w, struct given *given)
 	if (!text || dist_stepnodes_parse(text, &given->nodes, &ignored))
 		return;
 	/* Only this very step's: a value from an enclosing step would mislead. */
-	if (env_u32("SLURM_JOB_ID", &job, &ignored) == 0 &&
-	    env_u32("SLURM_STEP_ID", &step, &ignored) == 0 && given->nodes.job == job &&
+	if (stepids_read(&job, &step, &ignored) == 0 && given->nodes.job == job &&
 	    given->nodes.step == step && given->nodes.nnodes == w->nnodes)
 		given->have = true;
 	else
@@ -103,8 +103,7 @@ int wireup_slurm_node_of(uint32_t size, uint32_t nnodes, uint32_t *node_of, stru
 	const struct slurmctld_module *ctld;
 	uint32_t job, step;
 
-	if (env_u32("SLURM_JOB_ID", &job, err) || env_u32("SLURM_STEP_ID", &step, err) ||
-	    !(ctld = module_slurm(err)))
+	if (stepids_read(&job, &step, err) || !(ctld = module_slurm(err)))
 		return -1;
 	return ctld->step_layout(job, step, size, nnodes, node_of, err);
 }
@@ -309,7 +308,7 @@ static int read_master_port(const struct wireup_request *req, struct dist_world 
 		return -1;
 	if (w->master_port)
 		return 0;
-	if (env_u32("SLURM_JOB_ID", &jobid, err) || env_u32("SLURM_STEP_ID", &stepid, err))
+	if (stepids_read(&jobid, &stepid, err))
 		return -1;
 	w->master_port = wireup_first_port(&req->ports, jobid, stepid);
 	if (w->rank == 0 && !netlocal_port_free(w->master_port, NULL))

@@ -88,8 +88,6 @@ uint16_t wireup_first_port(const struct dist_port_range *ports, uint32_t jobid, 
 /* Which attempt of which job this is (SLURM_RESTART_COUNT, SLURM_JOB_ID),
  * into W: torchrun's restart count and run id. */
 void wireup_attempt(struct dist_world *w);
-/* The job and step ids under Slurm; elsewhere a hash of the PMIx namespace. */
-void wireup_step_ids(uint32_t *jobid, uint32_t *stepid);
 /* GPUs this task sees: the entries of CUDA_VISIBLE_DEVICES. */
 uint32_t wireup_local_gpus(void);
 /* Sets w->master_ifname to the local interface that reaches w->master_addr. */

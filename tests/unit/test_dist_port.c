@@ -343,6 +343,75 @@ static void test_hccl_base_spread(void **state)
 	assert_int_equal(dist_port_hccl_base(&hccl, 100, 0), dist_port_hccl_base(&hccl, 100, 0));
 }
 
+/* Each use's first port, as the shim computed it before the uses had names
+ * (relay and HCCL from stepid + 0x4000, tasks + 0x8000, the check + 0xc000,
+ * the master + restart * 613), over the default range and a site's: the
+ * ports of a running step do not move with a rewrite. */
+struct pinned {
+	uint32_t job, step, restart;
+	uint16_t master, relay, task, check;                     /* in the default range */
+	uint16_t site_master, site_relay, site_task, site_check; /* in 24000-24999 */
+	uint16_t hccl, site_hccl; /* HCCL's base after dist_port_split_hccl */
+};
+
+static const struct pinned pinned[] = {
+        {1u, 0u, 0u, 31761, 24145, 28529, 20913, 24761, 24145, 24529, 24913, 27552, 24680},
+        {4242u, 3u, 0u, 26165, 30549, 22933, 27317, 24165, 24549, 24933, 24317, 30624, 24648},
+        {123456u, 7u, 2u, 23249, 26407, 30791, 23175, 24249, 24407, 24791, 24175, 30528, 24584},
+        {4294967295u, 4294967290u, 1u, 21102, 24873, 29257, 21641, 24102, 24873, 24257, 24641,
+         26240, 24936},
+        {77u, 4294967291u, 5u, 28657, 29976, 22360, 26744, 24657, 24976, 24360, 24744, 26016,
+         24552},
+};
+
+static void check_uses(const struct dist_port_range *range, const struct pinned *p, uint16_t master,
+                       uint16_t relay, uint16_t task, uint16_t check, uint16_t hccl)
+{
+	struct dist_port_range lower, upper;
+	struct dist_err err = {{0}};
+
+	assert_int_equal(dist_port_first_for(DIST_PORT_MASTER, range, p->job, p->step, p->restart),
+	                 master);
+	assert_int_equal(dist_port_first_for(DIST_PORT_RELAY, range, p->job, p->step, p->restart),
+	                 relay);
+	assert_int_equal(dist_port_first_for(DIST_PORT_TASK, range, p->job, p->step, p->restart),
+	                 task);
+	assert_int_equal(dist_port_first_for(DIST_PORT_CHECK, range, p->job, p->step, p->restart),
+	                 check);
+	assert_int_equal(dist_port_split_hccl(range, &lower, &upper, &err), 0);
+	assert_int_equal(dist_port_hccl_base(&upper, p->job, p->step), hccl);
+}
+
+static void test_uses_pinned(void **state)
+{
+	const struct dist_port_range range = {20000, 31999}, site = {24000, 24999};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++) {
+		const struct pinned *p = &pinned[i];
+
+		check_uses(&range, p, p->master, p->relay, p->task, p->check, p->hccl);
+		check_uses(&site, p, p->site_master, p->site_relay, p->site_task, p->site_check,
+		           p->site_hccl);
+	}
+}
+
+/* Only the master port moves with the attempt. */
+static void test_uses_restart_moves_master_only(void **state)
+{
+	const struct dist_port_range range = {20000, 31999};
+	const enum dist_port_use fixed[] = {DIST_PORT_RELAY, DIST_PORT_TASK, DIST_PORT_CHECK};
+
+	(void)state;
+	assert_int_not_equal(dist_port_first_for(DIST_PORT_MASTER, &range, 500, 1, 0),
+	                     dist_port_first_for(DIST_PORT_MASTER, &range, 500, 1, 1));
+	assert_int_equal(dist_port_first_for(DIST_PORT_MASTER, &range, 500, 1, 0),
+	                 dist_port_first(&range, 500, 1));
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		assert_int_equal(dist_port_first_for(fixed[i], &range, 500, 1, 0),
+		                 dist_port_first_for(fixed[i], &range, 500, 1, 3));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +433,8 @@ int main(void)
 	        cmocka_unit_test(test_hccl_disjoint_from_master),
 	        cmocka_unit_test(test_hccl_split_too_small),
 	        cmocka_unit_test(test_hccl_base_spread),
+	        cmocka_unit_test(test_uses_pinned),
+	        cmocka_unit_test(test_uses_restart_moves_master_only),
 	};
 	return cmocka_run_group_tests_name("dist_port", tests, NULL, NULL);
 }

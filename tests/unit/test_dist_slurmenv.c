@@ -240,6 +240,49 @@ static void test_gpu_indexes(void **state)
 	assert_int_equal(dist_gpu_indexes_parse("99999999999", idx, 1), -1);
 }
 
+static void test_step_ids_from_slurm(void **state)
+{
+	struct dist_err err = {{0}};
+	uint32_t job = 1, step = 1;
+
+	(void)state;
+	assert_int_equal(dist_step_ids_parse("4242", "3", "slurm.pmix.4242.3", &job, &step, &err),
+	                 0);
+	assert_int_equal(job, 4242);
+	assert_int_equal(step, 3);
+	assert_int_equal(dist_step_ids_parse("7", "4294967291", NULL, &job, &step, &err), 0);
+	assert_int_equal(job, 7);
+	assert_int_equal(step, 4294967291u); /* the batch step */
+}
+
+/* Outside Slurm every task of a launch agrees on the ids: the job's is a
+ * hash (FNV-1a) of the PMIx namespace, the step's 0; each id falls back
+ * alone, and the error names the first missing one. */
+static void test_step_ids_fallback(void **state)
+{
+	struct dist_err err = {{0}};
+	uint32_t job = 1, step = 1;
+
+	(void)state;
+	assert_int_equal(dist_step_ids_parse(NULL, NULL, "prterun-host-123@1", &job, &step, &err),
+	                 -1);
+	assert_string_equal(err.msg, "SLURM_JOB_ID is not set; is this a Slurm step?");
+	assert_int_equal(job, 0x104ce9c4u);
+	assert_int_equal(step, 0);
+	assert_int_equal(dist_step_ids_parse(NULL, NULL, NULL, &job, &step, &err), -1);
+	assert_int_equal(job, 2166136261u); /* the hash of nothing */
+	assert_int_equal(dist_step_ids_parse("12x", "5", "", &job, &step, &err), -1);
+	assert_string_equal(err.msg, "SLURM_JOB_ID='12x' is not a number");
+	assert_int_equal(job, 2166136261u);
+	assert_int_equal(step, 5);
+	assert_int_equal(dist_step_ids_parse("12", NULL, "ns", &job, &step, &err), -1);
+	assert_string_equal(err.msg, "SLURM_STEP_ID is not set; is this a Slurm step?");
+	assert_int_equal(job, 12);
+	assert_int_equal(step, 0);
+	assert_int_equal(dist_step_ids_parse("12", "-1", NULL, &job, &step, NULL), -1);
+	assert_int_equal(step, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +301,8 @@ int main(void)
 	        cmocka_unit_test(test_parse_u32),
 	        cmocka_unit_test(test_nodes_by_leader),
 	        cmocka_unit_test(test_gpu_indexes),
+	        cmocka_unit_test(test_step_ids_from_slurm),
+	        cmocka_unit_test(test_step_ids_fallback),
 	};
 
 	return cmocka_run_group_tests_name("dist_slurmenv", tests, NULL, NULL);
