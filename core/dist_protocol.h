@@ -4,18 +4,10 @@
 #ifndef DIST_PROTOCOL_H
 #define DIST_PROTOCOL_H
 
-#define DIST_SHIM_ENV_MODE        "DIST_SHIM_MODE"
-#define DIST_SHIM_ENV_PORT_RANGE  "DIST_SHIM_PORT_RANGE"
-#define DIST_SHIM_ENV_TIMEOUT     "DIST_SHIM_TIMEOUT"
-#define DIST_SHIM_ENV_COMPAT      "DIST_SHIM_COMPAT"
-#define DIST_SHIM_ENV_LAUNCHER    "DIST_SHIM_LAUNCHER"
-#define DIST_SHIM_ENV_PS          "DIST_SHIM_PS"
-#define DIST_SHIM_ENV_CHIEF       "DIST_SHIM_CHIEF"
-#define DIST_SHIM_ENV_EVALUATOR   "DIST_SHIM_EVALUATOR"
-#define DIST_SHIM_ENV_NPU_ISOLATE "DIST_SHIM_NPU_ISOLATE"
-#define DIST_SHIM_ENV_BIND        "DIST_SHIM_BIND"
-#define DIST_SHIM_ENV_EXPLAIN     "DIST_SHIM_EXPLAIN"
-#define DIST_SHIM_ENV_CHECK       "DIST_SHIM_CHECK"
+/* The options' variables are DIST_OPT_ENV(ID) (dist_options.h); these
+ * carry the site's plugstack settings. */
+#define DIST_SHIM_ENV_PORT_RANGE "DIST_SHIM_PORT_RANGE"
+#define DIST_SHIM_ENV_TIMEOUT    "DIST_SHIM_TIMEOUT"
 /* Slurm 22.05 route only: the task's own argv[0], which the shim replaced. */
 #define DIST_SHIM_ENV_ARGV0 "DIST_SHIM_ARGV0"
 /* The step's private directory on this node, made by the plugin as the
@@ -35,14 +27,12 @@
  * --export=NONE). */
 #define DIST_SHIM_ENV_STEP_NODES "SLURM_DIST_STEP_NODES"
 
-/* Every one of them, for the shim to clear. */
-#define DIST_SHIM_ENV_ALL                                                                          \
+/* Every one of them but the options' (which dist_opts lists), for the shim
+ * to clear. */
+#define DIST_SHIM_ENV_OTHERS                                                                       \
 	{                                                                                          \
-		DIST_SHIM_ENV_MODE, DIST_SHIM_ENV_PORT_RANGE, DIST_SHIM_ENV_TIMEOUT,               \
-		        DIST_SHIM_ENV_COMPAT, DIST_SHIM_ENV_LAUNCHER, DIST_SHIM_ENV_PS,            \
-		        DIST_SHIM_ENV_CHIEF, DIST_SHIM_ENV_EVALUATOR, DIST_SHIM_ENV_NPU_ISOLATE,   \
-		        DIST_SHIM_ENV_BIND, DIST_SHIM_ENV_EXPLAIN, DIST_SHIM_ENV_CHECK,            \
-		        DIST_SHIM_ENV_ARGV0, DIST_SHIM_ENV_STEPDIR, DIST_SHIM_ENV_RELAY_KEY        \
+		DIST_SHIM_ENV_PORT_RANGE, DIST_SHIM_ENV_TIMEOUT, DIST_SHIM_ENV_ARGV0,              \
+		        DIST_SHIM_ENV_STEPDIR, DIST_SHIM_ENV_RELAY_KEY                             \
 	}
 
 #endif

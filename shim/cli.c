@@ -9,6 +9,7 @@
 
 #include "dist_launch.h"
 #include "dist_mode.h"
+#include "dist_options.h"
 #include "dist_port.h"
 #include "dist_profile.h"
 #include "dist_slurmenv.h"
@@ -21,32 +22,51 @@ void cli_usage(void)
 	       "Sets up the environment a distributed training framework expects for this task\n"
 	       "of a Slurm step (or of any PMIx launch), then execs PROGRAM.\n"
 	       "\n"
-	       "  -m, --mode MODE          %s (default: $" DIST_SHIM_ENV_MODE ")\n"
-	       "  -c, --compat LIST        platform profiles to add: %s,\n"
-	       "                           comma-separated (default: $" DIST_SHIM_ENV_COMPAT ")\n"
-	       "  -l, --launcher           one task per node; only rank 0 runs PROGRAM "
-	       "(mpirun...),\n"
-	       "                           the others wait and exit with its status\n"
-	       "      --ps N, --chief, --evaluator\n"
-	       "                           mode ps: parameter servers (default 1), a chief, an\n"
-	       "                           evaluator; every other task is a worker\n"
-	       "      --npu-isolate        mode ascend: each task sees only its own NPU\n"
-	       "      --bind auto|none     bind each task to its GPU's CPUs and NIC (default "
-	       "auto)\n"
-	       "      --check net[:SECONDS] before PROGRAM starts, every node proves it reaches\n"
-	       "                           the master's port and the next node (default %us)\n"
-	       "      --explain            print each task's GPU, CPUs and NIC; without PROGRAM,\n"
-	       "                           the plan for a whole node: [--topology XML]\n"
-	       "                           [--gpus LIST] [--tasks N]\n"
-	       "  -p, --port-range LO-HI   where MASTER_PORT is chosen (default %s)\n"
-	       "  -t, --timeout SECONDS    bound on waiting for the other tasks (default %d)\n"
-	       "      --doctor             check this node's Slurm, plugin and network for\n"
-	       "                           slurm-dist (one line each); non-zero if wrong\n"
-	       "  -h, --help               this text\n"
-	       "  -V, --version            version, and the Slurm release built for\n"
-	       "\n"
-	       "Variables you export yourself (MASTER_PORT, GLOO_SOCKET_IFNAME...) are kept.\n"
-	       "See dist-shim(1).\n",
+	       "  -m, --mode MODE          %s (default: $" DIST_OPT_ENV(
+	               MODE) ")\n"
+	                     "  -c, --compat LIST        platform profiles to add: %s,\n"
+	                     "                           comma-separated (default: $" DIST_OPT_ENV(
+	                             COMPAT) ")\n"
+	                                     "  -l, --launcher           one task per node; only "
+	                                     "rank 0 runs PROGRAM "
+	                                     "(mpirun...),\n"
+	                                     "                           the others wait and exit "
+	                                     "with its status\n"
+	                                     "      --ps N, --chief, --evaluator\n"
+	                                     "                           mode ps: parameter "
+	                                     "servers (default 1), a chief, an\n"
+	                                     "                           evaluator; every other "
+	                                     "task is a worker\n"
+	                                     "      --npu-isolate        mode ascend: each task "
+	                                     "sees only its own NPU\n"
+	                                     "      --bind auto|none     bind each task to its "
+	                                     "GPU's CPUs and NIC (default "
+	                                     "auto)\n"
+	                                     "      --check net[:SECONDS] before PROGRAM starts, "
+	                                     "every node proves it reaches\n"
+	                                     "                           the master's port and the "
+	                                     "next node (default %us)\n"
+	                                     "      --explain            print each task's GPU, "
+	                                     "CPUs and NIC; without PROGRAM,\n"
+	                                     "                           the plan for a whole "
+	                                     "node: [--topology XML]\n"
+	                                     "                           [--gpus LIST] [--tasks "
+	                                     "N]\n"
+	                                     "  -p, --port-range LO-HI   where MASTER_PORT is "
+	                                     "chosen (default %s)\n"
+	                                     "  -t, --timeout SECONDS    bound on waiting for the "
+	                                     "other tasks (default %d)\n"
+	                                     "      --doctor             check this node's Slurm, "
+	                                     "plugin and network for\n"
+	                                     "                           slurm-dist (one line "
+	                                     "each); non-zero if wrong\n"
+	                                     "  -h, --help               this text\n"
+	                                     "  -V, --version            version, and the Slurm "
+	                                     "release built for\n"
+	                                     "\n"
+	                                     "Variables you export yourself (MASTER_PORT, "
+	                                     "GLOO_SOCKET_IFNAME...) are kept.\n"
+	                                     "See dist-shim(1).\n",
 	       dist_mode_choices(), dist_profile_choices(), DIST_CHECK_TIMEOUT_DEFAULT,
 	       DIST_PORT_RANGE_DEFAULT, SHIM_TIMEOUT_DEFAULT);
 }
@@ -62,19 +82,19 @@ static int parse_timeout(const char *text, unsigned *timeout_s, struct dist_err 
 	return 0;
 }
 
-static void defaults_from_env(struct cli *cli)
+static void defaults(struct cli *cli)
 {
 	cli->action = CLI_RUN;
-	cli->mode = getenv(DIST_SHIM_ENV_MODE);
+	cli->mode = NULL;
 	cli->port_range = getenv(DIST_SHIM_ENV_PORT_RANGE);
-	cli->compat = getenv(DIST_SHIM_ENV_COMPAT);
-	cli->launcher = getenv(DIST_SHIM_ENV_LAUNCHER) != NULL;
+	cli->compat = NULL;
+	cli->launcher = false;
 	cli->roles.ps = DIST_PS_DEFAULT;
-	cli->roles.chief = getenv(DIST_SHIM_ENV_CHIEF) != NULL;
-	cli->roles.evaluator = getenv(DIST_SHIM_ENV_EVALUATOR) != NULL;
-	cli->npu_isolate = getenv(DIST_SHIM_ENV_NPU_ISOLATE) != NULL;
+	cli->roles.chief = false;
+	cli->roles.evaluator = false;
+	cli->npu_isolate = false;
 	cli->bind = DIST_BIND_AUTO;
-	cli->explain = getenv(DIST_SHIM_ENV_EXPLAIN) != NULL;
+	cli->explain = false;
 	cli->check.net = false;
 	cli->check.timeout_s = DIST_CHECK_TIMEOUT_DEFAULT;
 	cli->topology = NULL;
@@ -85,6 +105,111 @@ static void defaults_from_env(struct cli *cli)
 	cli->timeout_s = SHIM_TIMEOUT_DEFAULT;
 	cli->cmd = NULL;
 	cli->argv0_copy = NULL;
+}
+
+/* Each option's value into CLI (a flag's TEXT is ignored); OPTION names it
+ * as the user gave it, for the message. One per row of dist_options.h. */
+typedef int apply_fn(struct cli *cli, const char *option, const char *text, struct dist_err *err);
+
+static int apply_MODE(struct cli *cli, const char *option, const char *text, struct dist_err *err)
+{
+	(void)option;
+	(void)err;
+	cli->mode = text;
+	return 0;
+}
+
+static int apply_COMPAT(struct cli *cli, const char *option, const char *text, struct dist_err *err)
+{
+	(void)option;
+	(void)err;
+	cli->compat = text;
+	return 0;
+}
+
+static int apply_LAUNCHER(struct cli *cli, const char *option, const char *text,
+                          struct dist_err *err)
+{
+	(void)option;
+	(void)text;
+	(void)err;
+	cli->launcher = true;
+	return 0;
+}
+
+static int apply_PS(struct cli *cli, const char *option, const char *text, struct dist_err *err)
+{
+	return dist_roles_parse_ps(option, text, &cli->roles.ps, err);
+}
+
+static int apply_CHIEF(struct cli *cli, const char *option, const char *text, struct dist_err *err)
+{
+	(void)option;
+	(void)text;
+	(void)err;
+	cli->roles.chief = true;
+	return 0;
+}
+
+static int apply_EVALUATOR(struct cli *cli, const char *option, const char *text,
+                           struct dist_err *err)
+{
+	(void)option;
+	(void)text;
+	(void)err;
+	cli->roles.evaluator = true;
+	return 0;
+}
+
+static int apply_NPU_ISOLATE(struct cli *cli, const char *option, const char *text,
+                             struct dist_err *err)
+{
+	(void)option;
+	(void)text;
+	(void)err;
+	cli->npu_isolate = true;
+	return 0;
+}
+
+static int apply_BIND(struct cli *cli, const char *option, const char *text, struct dist_err *err)
+{
+	return dist_bind_policy_parse(option, text, &cli->bind, err);
+}
+
+static int apply_CHECK(struct cli *cli, const char *option, const char *text, struct dist_err *err)
+{
+	return dist_check_parse(option, text, &cli->check, err);
+}
+
+static int apply_EXPLAIN(struct cli *cli, const char *option, const char *text,
+                         struct dist_err *err)
+{
+	(void)option;
+	(void)text;
+	(void)err;
+	cli->explain = true;
+	return 0;
+}
+
+/* A row without its apply function does not compile. */
+static apply_fn *const apply[DIST_OPT_COUNT] = {
+#define DIST_OPT_APPLY(id, ...) [DIST_OPT_##id] = apply_##id,
+        DIST_OPTIONS(DIST_OPT_APPLY)
+#undef DIST_OPT_APPLY
+};
+
+/* What the plugin handed over (dist_options.h), named as the user gave it
+ * to srun: the mode and profiles, flags by their presence, and values
+ * parsed, the variables in the table's order. */
+static int apply_handover(struct cli *cli, struct dist_err *err)
+{
+	for (int id = 0; id < DIST_OPT_COUNT; id++) {
+		const char *text = getenv(dist_opts[id].env);
+
+		if (text && apply[id](cli, dist_opts[id].spank_flag, text, err))
+			return -1;
+	}
+	return 0;
 }
 
 /* Slurm 22.05 route: the plugin put the shim in argv[0] and the task's own
@@ -99,72 +224,67 @@ static int parse_wrapped(char **argv, const char *argv0, struct cli *cli, struct
 	return 0;
 }
 
+/* The shim's own options, after the table's. */
+static const struct option shim_only[] = {
+        {"port-range", required_argument, NULL, 'p'}, {"timeout", required_argument, NULL, 't'},
+        {"topology", required_argument, NULL, 'T'},   {"gpus", required_argument, NULL, 'G'},
+        {"tasks", required_argument, NULL, 'N'},      {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},          {"doctor", no_argument, NULL, 'D'},
+};
+#define SHIM_ONLY_SHORT "p:t:T:G:N:hV"
+#define NSHIM_ONLY      (sizeof(shim_only) / sizeof(shim_only[0]))
+
+/* getopt_long's tables: the rows of dist_options.h, then the shim's own. */
+static void build_getopt(struct option longopts[DIST_OPT_COUNT + NSHIM_ONLY + 1],
+                         char shortopts[2 + 2 * DIST_OPT_COUNT + sizeof(SHIM_ONLY_SHORT)])
+{
+	size_t n = 0, k = 0;
+
+	shortopts[k++] = '+'; /* stop at the first non-option: the user's command */
+	for (int id = 0; id < DIST_OPT_COUNT; id++) {
+		const struct dist_opt *o = &dist_opts[id];
+
+		longopts[n++] = (struct option){
+		        o->shim, dist_opt_is_flag(o) ? no_argument : required_argument, NULL,
+		        o->shim_short};
+		shortopts[k++] = o->shim_short;
+		if (!dist_opt_is_flag(o))
+			shortopts[k++] = ':';
+	}
+	for (size_t i = 0; i < NSHIM_ONLY; i++)
+		longopts[n++] = shim_only[i];
+	longopts[n] = (struct option){NULL, 0, NULL, 0};
+	memcpy(shortopts + k, SHIM_ONLY_SHORT, sizeof(SHIM_ONLY_SHORT));
+}
+
+/* The row whose short form is C, or -1. */
+static int option_of(int c)
+{
+	for (int id = 0; id < DIST_OPT_COUNT; id++)
+		if (dist_opts[id].shim_short == c)
+			return id;
+	return -1;
+}
+
 static int parse_options(int argc, char **argv, struct cli *cli, struct dist_err *err)
 {
-	static const struct option longopts[] = {
-	        {"mode", required_argument, NULL, 'm'},
-	        {"port-range", required_argument, NULL, 'p'},
-	        {"timeout", required_argument, NULL, 't'},
-	        {"compat", required_argument, NULL, 'c'},
-	        {"launcher", no_argument, NULL, 'l'},
-	        {"ps", required_argument, NULL, 's'},
-	        {"chief", no_argument, NULL, 'C'},
-	        {"evaluator", no_argument, NULL, 'E'},
-	        {"npu-isolate", no_argument, NULL, 'I'},
-	        {"bind", required_argument, NULL, 'b'},
-	        {"explain", no_argument, NULL, 'x'},
-	        {"check", required_argument, NULL, 'K'},
-	        {"topology", required_argument, NULL, 'T'},
-	        {"gpus", required_argument, NULL, 'G'},
-	        {"tasks", required_argument, NULL, 'N'},
-	        {"help", no_argument, NULL, 'h'},
-	        {"version", no_argument, NULL, 'V'},
-	        {"doctor", no_argument, NULL, 'D'},
-	        {NULL, 0, NULL, 0},
-	};
+	struct option longopts[DIST_OPT_COUNT + NSHIM_ONLY + 1];
+	char shortopts[2 + 2 * DIST_OPT_COUNT + sizeof(SHIM_ONLY_SHORT)];
+	int id;
 	int c;
 
+	build_getopt(longopts, shortopts);
 	opterr = 0;
 	optind = 1;
-	/* '+': stop at the first non-option, which starts the user's command. */
-	while ((c = getopt_long(argc, argv, "+m:p:t:c:ls:CEIb:xK:T:G:N:hV", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if ((id = option_of(c)) >= 0) {
+			if (apply[id](cli, dist_opts[id].shim_flag, optarg, err))
+				return -1;
+			continue;
+		}
 		switch (c) {
-		case 'm':
-			cli->mode = optarg;
-			break;
 		case 'p':
 			cli->port_range = optarg;
-			break;
-		case 'c':
-			cli->compat = optarg;
-			break;
-		case 'l':
-			cli->launcher = true;
-			break;
-		case 's':
-			if (dist_roles_parse_ps("--ps", optarg, &cli->roles.ps, err))
-				return -1;
-			break;
-		case 'C':
-			cli->roles.chief = true;
-			break;
-		case 'E':
-			cli->roles.evaluator = true;
-			break;
-		case 'I':
-			cli->npu_isolate = true;
-			break;
-		case 'b':
-			if (dist_bind_policy_parse("--bind", optarg, &cli->bind, err))
-				return -1;
-			break;
-		case 'x':
-			cli->explain = true;
-			break;
-		case 'K':
-			if (dist_check_parse("--check", optarg, &cli->check, err))
-				return -1;
 			break;
 		case 'T':
 			cli->topology = optarg;
@@ -215,18 +335,10 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err)
 	const char *argv0 = dist_handover_decode(getenv(DIST_SHIM_ENV_ARGV0), (long)getpid());
 	const char *timeout = getenv(DIST_SHIM_ENV_TIMEOUT);
 
-	defaults_from_env(cli);
+	defaults(cli);
 	if (timeout && parse_timeout(timeout, &cli->timeout_s, err) != 0)
 		return -1;
-	/* Set by the plugin from its options: named as the user gave them. */
-	if (getenv(DIST_SHIM_ENV_PS) &&
-	    dist_roles_parse_ps("--dist-ps", getenv(DIST_SHIM_ENV_PS), &cli->roles.ps, err))
-		return -1;
-	if (getenv(DIST_SHIM_ENV_BIND) &&
-	    dist_bind_policy_parse("--dist-bind", getenv(DIST_SHIM_ENV_BIND), &cli->bind, err))
-		return -1;
-	if (getenv(DIST_SHIM_ENV_CHECK) &&
-	    dist_check_parse("--dist-check", getenv(DIST_SHIM_ENV_CHECK), &cli->check, err))
+	if (apply_handover(cli, err))
 		return -1;
 	if (argv0)
 		return parse_wrapped(argv, argv0, cli, err);
@@ -235,8 +347,10 @@ int cli_parse(int argc, char **argv, struct cli *cli, struct dist_err *err)
 
 void cli_clear_env(void)
 {
-	static const char *const names[] = DIST_SHIM_ENV_ALL;
+	static const char *const others[] = DIST_SHIM_ENV_OTHERS;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		unsetenv(names[i]);
+	for (int id = 0; id < DIST_OPT_COUNT; id++)
+		unsetenv(dist_opts[id].env);
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		unsetenv(others[i]);
 }

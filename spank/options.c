@@ -5,115 +5,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dist_bind.h"
-#include "dist_check.h"
 #include "dist_mode.h"
 #include "dist_profile.h"
-#include "dist_roles.h"
-#include "dist_slurmenv.h"
 
-struct dist_options dist_options;
-
-static int on_dist_mode(int val, const char *optarg, int remote);
-static int on_dist_compat(int val, const char *optarg, int remote);
-static int on_dist_ps(int val, const char *optarg, int remote);
-static int on_dist_flag(int val, const char *optarg, int remote);
-
-enum { FLAG_LAUNCHER = 1, FLAG_CHIEF, FLAG_EVALUATOR, FLAG_NPU_ISOLATE, FLAG_EXPLAIN };
-static int on_dist_bind(int val, const char *optarg, int remote);
-static int on_dist_check(int val, const char *optarg, int remote);
+/* The values, by option (dist_options.h): at most its LEN bytes each. */
+#define TEXT_MAX 256
+static char text_buf[DIST_OPT_COUNT][TEXT_MAX];
+static bool given[DIST_OPT_COUNT];
+#define DIST_OPT_FITS(id, spank, shim, sh, arg, len, ...)                                          \
+	_Static_assert(len <= TEXT_MAX, spank " holds more than TEXT_MAX");
+DIST_OPTIONS(DIST_OPT_FITS)
+#undef DIST_OPT_FITS
 
 /* The help text names the modes of dist_mode.c's table (filled at register). */
 static char mode_usage[256];
+static struct spank_option options[DIST_OPT_COUNT];
 
-static struct spank_option mode_option = {
-        "dist-mode", "MODE", mode_usage, 1, 0, on_dist_mode,
-};
-
-static struct spank_option compat_option = {
-        "dist-compat",
-        "LIST",
-        "With --dist-mode, also give tasks what these platforms set: "
-        "modelarts|tione|azureml|kubeflow, comma-separated. (slurm-dist)",
-        1,
-        0,
-        on_dist_compat,
-};
-
-static struct spank_option launcher_option = {
-        "dist-launcher",
-        NULL,
-        "With --dist-mode and one task per node, only the first task runs the command "
-        "(mpirun, horovodrun, deepspeed...); the others wait and exit with its status. "
-        "(slurm-dist)",
-        0,
-        FLAG_LAUNCHER,
-        on_dist_flag,
-};
-
-static struct spank_option ps_option = {
-        "dist-ps",
-        "N",
-        "With --dist-mode=ps: the number of parameter servers (default 1). (slurm-dist)",
-        1,
-        0,
-        on_dist_ps,
-};
-
-static struct spank_option chief_option = {
-        "dist-chief", NULL,         "With --dist-mode=ps: rank 0 is the chief. (slurm-dist)", 0,
-        FLAG_CHIEF,   on_dist_flag,
-};
-
-static struct spank_option evaluator_option = {
-        "dist-evaluator",
-        NULL,
-        "With --dist-mode=ps: the last rank is the evaluator. (slurm-dist)",
-        0,
-        FLAG_EVALUATOR,
-        on_dist_flag,
-};
-
-static struct spank_option npu_isolate_option = {
-        "dist-npu-isolate",
-        NULL,
-        "With --dist-mode=ascend: each task sees only its own NPU (ASCEND_DEVICE_ID=0). "
-        "(slurm-dist)",
-        0,
-        FLAG_NPU_ISOLATE,
-        on_dist_flag,
-};
-
-static struct spank_option bind_option = {
-        "dist-bind",
-        "POLICY",
-        "With --dist-mode: auto (default) binds each task to its GPU, the CPUs near it and "
-        "the nearest NIC; none leaves binding to Slurm. (slurm-dist)",
-        1,
-        0,
-        on_dist_bind,
-};
-
-static struct spank_option check_option = {
-        "dist-check",
-        "CHECK",
-        "With --dist-mode: net[:SECONDS] proves, before the program starts, that every node "
-        "reaches the master's port and the next node from the chosen interface; the step "
-        "fails in seconds naming the nodes that cannot. (slurm-dist)",
-        1,
-        0,
-        on_dist_check,
-};
-
-static struct spank_option explain_option = {
-        "dist-explain",
-        NULL,
-        "With --dist-mode: each task prints its GPU, CPUs and NIC before it starts. "
-        "(slurm-dist)",
-        0,
-        FLAG_EXPLAIN,
-        on_dist_flag,
-};
+static int on_option(int val, const char *optarg, int remote);
 
 /* A value that did not fit its field, kept for dist_options_validate: in
  * slurmstepd a failing callback is only logged, so the task must fail. */
@@ -128,8 +36,8 @@ static bool too_long_seen;
  * A value longer than its field is refused, never cut (a cut one could pass
  * validation as another value). Returns 0 or -1 only: from 25.05 any
  * non-zero return is an error. */
-static int store(const char *option, char *dst, size_t len, bool *given, const char *value,
-                 int remote, int (*validate)(const char *, struct dist_err *))
+static int store(const char *option, char *dst, size_t len, bool *stored, const char *value,
+                 int remote, dist_opt_check_fn *validate)
 {
 	struct dist_err err;
 
@@ -143,126 +51,111 @@ static int store(const char *option, char *dst, size_t len, bool *given, const c
 			             option, value, strlen(value) > 40 ? "..." : "", len - 1);
 		too_long_seen = true;
 		dst[0] = '\0';
-		*given = true;
+		*stored = true;
 		if (!remote)
 			slurm_error("dist: %s", too_long.msg);
 		return remote ? 0 : -1;
 	}
 	snprintf(dst, len, "%s", value);
-	*given = true;
-	if (!remote && validate(dst, &err)) {
+	*stored = true;
+	if (!remote && validate(option, dst, &err)) {
 		slurm_error("dist: %s", err.msg);
 		return -1;
 	}
 	return 0;
 }
 
-static int validate_compat(const char *list, struct dist_err *err)
+/* Every option's callback: VAL is its row. A flag is "1" once given. */
+static int on_option(int val, const char *optarg, int remote)
 {
-	const struct dist_profile *profiles[DIST_PROFILES_MAX];
-	size_t n;
+	const struct dist_opt *o;
 
-	return dist_profiles_parse(list, profiles, &n, err);
+	if (val < 0 || val >= DIST_OPT_COUNT)
+		return -1;
+	o = &dist_opts[val];
+	if (dist_opt_is_flag(o)) {
+		snprintf(text_buf[val], sizeof(text_buf[val]), "1");
+		given[val] = true;
+		return 0;
+	}
+	return store(o->spank_flag, text_buf[val], o->len, &given[val], optarg, remote, o->check);
 }
 
-static int on_dist_mode(int val, const char *optarg, int remote)
+bool dist_option_given(enum dist_opt_id id)
 {
-	(void)val;
-	return store("--dist-mode", dist_options.mode, sizeof(dist_options.mode),
-	             &dist_options.mode_given, optarg, remote, dist_mode_validate);
+	return given[id];
 }
 
-static int on_dist_compat(int val, const char *optarg, int remote)
+const char *dist_option_text(enum dist_opt_id id)
 {
-	(void)val;
-	return store("--dist-compat", dist_options.compat, sizeof(dist_options.compat),
-	             &dist_options.compat_given, optarg, remote, validate_compat);
+	return text_buf[id];
 }
 
-static int validate_ps(const char *text, struct dist_err *err)
+const char *dist_option_set(enum dist_opt_id id)
 {
-	uint32_t n;
-
-	return dist_roles_parse_ps("--dist-ps", text, &n, err);
+	return given[id] && text_buf[id][0] ? text_buf[id] : NULL;
 }
 
-static int on_dist_ps(int val, const char *optarg, int remote)
+static void fill_option(enum dist_opt_id id)
 {
-	bool given;
+	const struct dist_opt *o = &dist_opts[id];
 
-	(void)val;
-	return store("--dist-ps", dist_options.ps, sizeof(dist_options.ps), &given, optarg, remote,
-	             validate_ps);
-}
-
-static int on_dist_flag(int val, const char *optarg, int remote)
-{
-	(void)optarg;
-	(void)remote;
-	if (val == FLAG_LAUNCHER)
-		dist_options.launcher = true;
-	else if (val == FLAG_CHIEF)
-		dist_options.chief = true;
-	else if (val == FLAG_EVALUATOR)
-		dist_options.evaluator = true;
-	else if (val == FLAG_NPU_ISOLATE)
-		dist_options.npu_isolate = true;
-	else
-		dist_options.explain = true;
-	return 0;
-}
-
-static int validate_bind(const char *text, struct dist_err *err)
-{
-	enum dist_bind_policy policy;
-
-	return dist_bind_policy_parse("--dist-bind", text, &policy, err);
-}
-
-static int on_dist_bind(int val, const char *optarg, int remote)
-{
-	bool given;
-
-	(void)val;
-	return store("--dist-bind", dist_options.bind, sizeof(dist_options.bind), &given, optarg,
-	             remote, validate_bind);
-}
-
-static int validate_check(const char *text, struct dist_err *err)
-{
-	struct dist_check check;
-
-	return dist_check_parse("--dist-check", text, &check, err);
-}
-
-static int on_dist_check(int val, const char *optarg, int remote)
-{
-	bool given;
-
-	(void)val;
-	return store("--dist-check", dist_options.check, sizeof(dist_options.check), &given, optarg,
-	             remote, validate_check);
+	options[id] = (struct spank_option){
+	        .name = (char *)o->spank,
+	        .arginfo = (char *)o->arg,
+	        .usage = (char *)(o->help ? o->help : mode_usage),
+	        .has_arg = dist_opt_is_flag(o) ? 0 : 1,
+	        .val = (int)id,
+	        .cb = on_option,
+	};
 }
 
 int dist_options_register(spank_t sp)
 {
-	static struct spank_option *const options[] = {
-	        &mode_option,  &compat_option,    &launcher_option,    &ps_option,
-	        &chief_option, &evaluator_option, &npu_isolate_option, &bind_option,
-	        &check_option, &explain_option,
-	};
 	spank_err_t rc = ESPANK_SUCCESS;
 
 	snprintf(mode_usage, sizeof(mode_usage),
 	         "Set up each task for distributed training: %s. none turns it off for one "
 	         "step. (" DIST_VERSION_LINE ")",
 	         dist_mode_choices());
-	for (size_t i = 0; rc == ESPANK_SUCCESS && i < sizeof(options) / sizeof(options[0]); i++)
-		rc = spank_option_register(sp, options[i]);
+	for (int id = 0; rc == ESPANK_SUCCESS && id < DIST_OPT_COUNT; id++) {
+		fill_option((enum dist_opt_id)id);
+		rc = spank_option_register(sp, &options[id]);
+	}
 	if (rc != ESPANK_SUCCESS) {
 		slurm_error("dist: cannot register its options: %s", spank_strerror(rc));
 		return -1;
 	}
+	return 0;
+}
+
+static bool mode_is(const char *mode)
+{
+	return given[DIST_OPT_MODE] && strcmp(text_buf[DIST_OPT_MODE], mode) == 0;
+}
+
+/* The options that only mean something with a mode, or with one mode. */
+static int validate_combinations(struct dist_err *err)
+{
+	const bool mode = given[DIST_OPT_MODE];
+
+	if (given[DIST_OPT_COMPAT] && !mode)
+		return dist_err_set(err,
+		                    "--dist-compat=%s needs --dist-mode (e.g. --dist-mode=ddp)",
+		                    text_buf[DIST_OPT_COMPAT]);
+	if (given[DIST_OPT_LAUNCHER] && !mode)
+		return dist_err_set(err,
+		                    "--dist-launcher needs --dist-mode (e.g. --dist-mode=mpi)");
+	if ((dist_option_set(DIST_OPT_PS) || given[DIST_OPT_CHIEF] || given[DIST_OPT_EVALUATOR]) &&
+	    !mode_is("ps"))
+		return dist_err_set(err, "--dist-ps, --dist-chief and --dist-evaluator need "
+		                         "--dist-mode=ps");
+	if (given[DIST_OPT_NPU_ISOLATE] && !mode_is("ascend"))
+		return dist_err_set(err, "--dist-npu-isolate needs --dist-mode=ascend");
+	if ((dist_option_set(DIST_OPT_BIND) || given[DIST_OPT_EXPLAIN]) && !mode)
+		return dist_err_set(err, "--dist-bind and --dist-explain need --dist-mode");
+	if (dist_option_set(DIST_OPT_CHECK) && !mode)
+		return dist_err_set(err, "--dist-check needs --dist-mode (e.g. --dist-mode=ddp)");
 	return 0;
 }
 
@@ -272,40 +165,23 @@ int dist_options_validate(struct dist_err *err)
 		*err = too_long;
 		return -1;
 	}
-	if (dist_options.compat_given && !dist_options.mode_given)
-		return dist_err_set(err,
-		                    "--dist-compat=%s needs --dist-mode (e.g. --dist-mode=ddp)",
-		                    dist_options.compat);
-	if (dist_options.launcher && !dist_options.mode_given)
-		return dist_err_set(err,
-		                    "--dist-launcher needs --dist-mode (e.g. --dist-mode=mpi)");
-	if ((dist_options.ps[0] || dist_options.chief || dist_options.evaluator) &&
-	    (!dist_options.mode_given || strcmp(dist_options.mode, "ps") != 0))
-		return dist_err_set(err, "--dist-ps, --dist-chief and --dist-evaluator need "
-		                         "--dist-mode=ps");
-	if (dist_options.npu_isolate &&
-	    (!dist_options.mode_given || strcmp(dist_options.mode, "ascend") != 0))
-		return dist_err_set(err, "--dist-npu-isolate needs --dist-mode=ascend");
-	if ((dist_options.bind[0] || dist_options.explain) && !dist_options.mode_given)
-		return dist_err_set(err, "--dist-bind and --dist-explain need --dist-mode");
-	if (dist_options.check[0] && !dist_options.mode_given)
-		return dist_err_set(err, "--dist-check needs --dist-mode (e.g. --dist-mode=ddp)");
-	if (dist_options.check[0] && validate_check(dist_options.check, err))
+	if (validate_combinations(err))
 		return -1;
-	if (dist_options.bind[0] && validate_bind(dist_options.bind, err))
-		return -1;
-	if (dist_options.ps[0] && validate_ps(dist_options.ps, err))
-		return -1;
-	if (dist_options.mode_given && dist_mode_validate(dist_options.mode, err))
-		return -1;
-	if (dist_options.compat_given && validate_compat(dist_options.compat, err))
-		return -1;
-	if (dist_options.compat_given && strcmp(dist_options.mode, "none") != 0) {
+	/* Each value on its own, the table's last row first (the order in which
+	 * they were always checked). */
+	for (int id = DIST_OPT_COUNT - 1; id >= 0; id--) {
+		const struct dist_opt *o = &dist_opts[id];
+
+		if (o->check && dist_option_set((enum dist_opt_id)id) &&
+		    o->check(o->spank_flag, text_buf[id], err))
+			return -1;
+	}
+	if (given[DIST_OPT_COMPAT] && !mode_is("none")) {
 		const struct dist_profile *profiles[DIST_PROFILES_MAX];
 		size_t n;
 
-		if (dist_profiles_parse(dist_options.compat, profiles, &n, err) ||
-		    dist_profiles_select_mode(profiles, n, dist_options.mode, err))
+		if (dist_profiles_parse(text_buf[DIST_OPT_COMPAT], profiles, &n, err) ||
+		    dist_profiles_select_mode(profiles, n, text_buf[DIST_OPT_MODE], err))
 			return -1;
 	}
 	return 0;
@@ -313,5 +189,5 @@ int dist_options_validate(struct dist_err *err)
 
 bool dist_options_active(void)
 {
-	return dist_options.mode_given && strcmp(dist_options.mode, "none") != 0;
+	return given[DIST_OPT_MODE] && !mode_is("none");
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The user's options: --dist-mode, --dist-compat and --dist-launcher, registered for srun,
+/* The user's options (core/dist_options.h's table), registered for srun,
  * sbatch and salloc, with an explicit "not given" state. */
 #ifndef SPANK_DIST_OPTIONS_H
 #define SPANK_DIST_OPTIONS_H
@@ -8,25 +8,16 @@
 #include <stdbool.h>
 
 #include "dist_err.h"
-
-struct dist_options {
-	char mode[64];
-	bool mode_given;
-	char compat[256];
-	bool compat_given;
-	bool launcher;    /* --dist-launcher */
-	char ps[16];      /* --dist-ps=N, "" when not given */
-	bool chief;       /* --dist-chief */
-	bool evaluator;   /* --dist-evaluator */
-	bool npu_isolate; /* --dist-npu-isolate */
-	char bind[16];    /* --dist-bind=POLICY, "" when not given */
-	char check[16];   /* --dist-check=CHECK, "" when not given */
-	bool explain;     /* --dist-explain */
-};
-
-extern struct dist_options dist_options;
+#include "dist_options.h"
 
 int dist_options_register(spank_t sp);
+
+/* Whether option ID was given (its callback ran, whatever the value). */
+bool dist_option_given(enum dist_opt_id id);
+/* Its value: "" when not given, "1" for a given flag. */
+const char *dist_option_text(enum dist_opt_id id);
+/* Its value when given and not empty, else NULL: what the shim is handed. */
+const char *dist_option_set(enum dist_opt_id id);
 
 /* Checks the values together (for slurmstepd, where the callbacks only
  * store them); 0 when valid. */

@@ -1,8 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_dist: adds --dist-mode to srun, sbatch and salloc and wraps each
- * task of a step with dist-shim. Runs inside Slurm's daemons (slurmstepd as
- * root until task_init), so it only validates, sets a few variables and
- * swaps the program; all real work happens in the shim, as the user. */
+ * task of a step with dist-shim. Every slurm_spank_* entry point below is a
+ * dispatcher: it asks spank_context() once and calls the function for that
+ * context, each marked with who it runs as.
+ *
+ * What the plugin does as root (slurmstepd), and nothing else:
+ *   - slurm_spank_init in slurmd and slurmstepd: parses plugstack.conf's
+ *     arguments (config.c); in slurmd logs the build it loaded.
+ *   - slurm_spank_exit in slurmstepd: forks a child that drops to the job's
+ *     user, closes every descriptor it inherited and removes the step's
+ *     directory; slurmstepd waits for it at most a few seconds, then kills
+ *     it (nodedir.c, child.c).
+ * user_init runs with the job's user as effective ids (the real ids stay
+ * root); task_init runs in the task's process as the user. All real work
+ * happens in the shim, as the user (docs/security.md). */
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 #include <stdbool.h>
@@ -37,26 +48,46 @@ static struct dist_config config;
 /* The version this file carries for dist-shim --doctor (dist_protocol.h). */
 __attribute__((used)) static const char build_line[] = DIST_BUILD_MARKER DIST_VERSION_LINE;
 
-int slurm_spank_init(spank_t sp, int ac, char **av)
+/* slurmd, slurmstepd (root), srun, sbatch, salloc (the user): the plugstack
+ * arguments first. In slurmd, when it starts, a typo then stops slurmd with
+ * its cause in the log (the admin sees it at once) instead of failing,
+ * later, the first step on the node. */
+static int init_config(int ac, char **av)
 {
 	struct dist_err err;
 
-	/* Prolog and epilog: nothing to do, and nothing that could drain the node. */
-	if (spank_context() == S_CTX_JOB_SCRIPT)
-		return 0;
-	/* Everywhere else the plugstack arguments first: in slurmd, when it
-	 * starts, a typo then stops slurmd with its cause in the log (the admin
-	 * sees it at once) instead of failing, later, the first step on the node. */
 	if (dist_config_parse(ac, av, DIST_SHIM_PATH, &config, &err)) {
 		slurm_error("dist: %s; fix plugstack.conf", err.msg);
 		return -1;
 	}
-	/* slurmd itself has no options to offer; its log says which build it loaded. */
-	if (spank_context() == S_CTX_SLURMD) {
-		slurm_info("dist: %s loaded", build_line + sizeof(DIST_BUILD_MARKER) - 1);
+	return 0;
+}
+
+/* slurmd (root): no options to offer; its log says which build it loaded. */
+static int init_slurmd(int ac, char **av)
+{
+	if (init_config(ac, av))
+		return -1;
+	slurm_info("dist: %s loaded", build_line + sizeof(DIST_BUILD_MARKER) - 1);
+	return 0;
+}
+
+/* srun, sbatch, salloc (the user) and slurmstepd (root): the options. */
+static int init_options(spank_t sp, int ac, char **av)
+{
+	return init_config(ac, av) ? -1 : dist_options_register(sp);
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	switch (spank_context()) {
+	case S_CTX_JOB_SCRIPT: /* prolog, epilog: nothing that could drain the node */
 		return 0;
+	case S_CTX_SLURMD:
+		return init_slurmd(ac, av);
+	default:
+		return init_options(sp, ac, av);
 	}
-	return dist_options_register(sp);
 }
 
 /* srun, for a launcher-form step: a fresh key for its relay, in srun's own
@@ -67,32 +98,42 @@ static void set_relay_key(void)
 	uint8_t key[DIST_RELAY_KEY_LEN];
 	char hex[DIST_RELAY_KEY_HEX];
 
-	if (!dist_options.launcher || getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key))
+	if (!dist_option_given(DIST_OPT_LAUNCHER) ||
+	    getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key))
 		return;
 	dist_relay_key_format(key, hex);
 	if (setenv(DIST_SHIM_ENV_RELAY_KEY, hex, 1) != 0)
 		slurm_error("dist: cannot set %s", DIST_SHIM_ENV_RELAY_KEY);
 }
 
-/* srun, sbatch and salloc, once all options are known: the checks that
- * need several of them. */
-int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+/* srun, sbatch and salloc (the user), once all options are known: the
+ * checks that need several of them; srun also draws the relay's key. */
+static int post_opt_submit(bool is_srun)
 {
 	struct dist_err err;
 
-	(void)sp;
-	(void)ac;
-	(void)av;
-	if (spank_remote(sp) || spank_context() == S_CTX_JOB_SCRIPT ||
-	    spank_context() == S_CTX_SLURMD)
-		return 0;
 	if (dist_options_validate(&err)) {
 		slurm_error("dist: %s", err.msg);
 		return -1;
 	}
-	if (spank_context() == S_CTX_LOCAL)
+	if (is_srun)
 		set_relay_key();
 	return 0;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	switch (spank_context()) {
+	case S_CTX_LOCAL:
+		return post_opt_submit(true);
+	case S_CTX_ALLOCATOR:
+		return post_opt_submit(false);
+	default: /* slurmstepd checks in task_init, where a failure reaches the task */
+		return 0;
+	}
 }
 
 /* Whether the tasks of this srun find their nodes without asking slurmctld:
@@ -112,30 +153,36 @@ static bool tasks_need_nodes(const struct dist_mode *mode)
 {
 	const struct dist_profile *profiles[DIST_PROFILES_MAX];
 	struct dist_err ignored;
-	bool needs = mode->needs_nodes || dist_options.launcher;
+	const char *compat = dist_option_set(DIST_OPT_COMPAT);
+	bool needs = mode->needs_nodes || dist_option_given(DIST_OPT_LAUNCHER);
 	size_t n = 0;
 
-	if (dist_options.compat_given &&
-	    dist_profiles_parse(dist_options.compat, profiles, &n, &ignored) == 0)
+	if (compat && dist_profiles_parse(compat, profiles, &n, &ignored) == 0)
 		for (size_t i = 0; i < n; i++)
 			needs = needs || dist_profile_needs_nodes(profiles[i]);
 	return needs;
 }
 
-/* srun, once the step exists: for tasks without PMI, the step's node order
- * and addresses from one query, instead of one query per task. */
-int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+/* srun (the user), once the step exists: for tasks without PMI, the
+ * step's node order and addresses from one query, instead of one query per
+ * task. */
+static int publish_step_nodes(spank_t sp)
 {
 	const struct dist_mode *mode = NULL;
 
-	(void)ac;
-	(void)av;
-	if (spank_context() != S_CTX_LOCAL || !dist_options_active() ||
-	    dist_mode_lookup(dist_options.mode, &mode) != DIST_MODE_AVAILABLE || !mode ||
-	    tasks_exchange(mode))
+	if (!dist_options_active() ||
+	    dist_mode_lookup(dist_option_text(DIST_OPT_MODE), &mode) != DIST_MODE_AVAILABLE ||
+	    !mode || tasks_exchange(mode))
 		return 0;
 	stepnodes_publish(sp, tasks_need_nodes(mode));
 	return 0;
+}
+
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	return spank_context() == S_CTX_LOCAL ? publish_step_nodes(sp) : 0;
 }
 
 /* The batch script, the extern step and salloc's interactive step are not
@@ -172,33 +219,21 @@ static int fail_task(const char *why)
 /* The options and site settings the shim reads (dist_protocol.h); a NULL
  * value is unset, so that nothing left in the task's environment (the
  * user's or an earlier step's) speaks for the plugin. */
+static int set_one(spank_t sp, const char *name, const char *value)
+{
+	spank_err_t rc = value ? spank_setenv(sp, name, value, 1) : spank_unsetenv(sp, name);
+
+	return rc == ESPANK_SUCCESS || (rc == ESPANK_ENV_NOEXIST && !value) ? 0 : -1;
+}
+
 static int set_shim_env(spank_t sp)
 {
-	const struct {
-		const char *name;
-		const char *value;
-	} vars[] = {
-	        {DIST_SHIM_ENV_MODE, dist_options.mode},
-	        {DIST_SHIM_ENV_COMPAT, dist_options.compat_given ? dist_options.compat : NULL},
-	        {DIST_SHIM_ENV_LAUNCHER, dist_options.launcher ? "1" : NULL},
-	        {DIST_SHIM_ENV_PS, dist_options.ps[0] ? dist_options.ps : NULL},
-	        {DIST_SHIM_ENV_CHIEF, dist_options.chief ? "1" : NULL},
-	        {DIST_SHIM_ENV_EVALUATOR, dist_options.evaluator ? "1" : NULL},
-	        {DIST_SHIM_ENV_NPU_ISOLATE, dist_options.npu_isolate ? "1" : NULL},
-	        {DIST_SHIM_ENV_BIND, dist_options.bind[0] ? dist_options.bind : NULL},
-	        {DIST_SHIM_ENV_EXPLAIN, dist_options.explain ? "1" : NULL},
-	        {DIST_SHIM_ENV_CHECK, dist_options.check[0] ? dist_options.check : NULL},
-	        {DIST_SHIM_ENV_PORT_RANGE, config.port_range},
-	        {DIST_SHIM_ENV_TIMEOUT, config.timeout[0] ? config.timeout : NULL},
-	};
-
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		spank_err_t rc = vars[i].value ? spank_setenv(sp, vars[i].name, vars[i].value, 1)
-		                               : spank_unsetenv(sp, vars[i].name);
-
-		if (rc != ESPANK_SUCCESS && !(rc == ESPANK_ENV_NOEXIST && !vars[i].value))
+	for (int id = 0; id < DIST_OPT_COUNT; id++)
+		if (set_one(sp, dist_opts[id].env, dist_option_set((enum dist_opt_id)id)))
 			return -1;
-	}
+	if (set_one(sp, DIST_SHIM_ENV_PORT_RANGE, config.port_range) ||
+	    set_one(sp, DIST_SHIM_ENV_TIMEOUT, config.timeout[0] ? config.timeout : NULL))
+		return -1;
 	return 0;
 }
 
@@ -208,16 +243,16 @@ static bool mode_writes_files(void)
 {
 	const struct dist_mode *mode = NULL;
 
-	return dist_mode_lookup(dist_options.mode, &mode) != DIST_MODE_AVAILABLE || !mode ||
-	       mode->build_files;
+	return dist_mode_lookup(dist_option_text(DIST_OPT_MODE), &mode) != DIST_MODE_AVAILABLE ||
+	       !mode || mode->build_files;
 }
 
-int slurm_spank_task_init(spank_t sp, int ac, char **av)
+/* slurmstepd, in the task's own process, as the user, just before exec:
+ * hands the options to the shim and puts it in front of the program. */
+static int wrap_this_task(spank_t sp)
 {
 	struct dist_err err;
 
-	(void)ac;
-	(void)av;
 	if (!dist_options_active() || !is_srun_step(sp) || is_mpi_daemon_step(sp))
 		return 0;
 	if (dist_options_validate(&err))
@@ -237,25 +272,36 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-/* slurmstepd, once per step on each node, as the job's user (Slurm dropped
- * to it): the step's private directory on this node (nodedir.h). */
-int slurm_spank_user_init(spank_t sp, int ac, char **av)
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	if (spank_remote(sp) && dist_options_active() && is_srun_step(sp) &&
-	    !is_mpi_daemon_step(sp))
+	return spank_context() == S_CTX_REMOTE ? wrap_this_task(sp) : 0;
+}
+
+/* slurmstepd, once per step on each node, with the job's user as effective
+ * ids: the step's private directory on this node (nodedir.h). */
+static int make_step_dir(spank_t sp)
+{
+	if (dist_options_active() && is_srun_step(sp) && !is_mpi_daemon_step(sp))
 		nodedir_make(sp);
 	return 0;
 }
 
-/* slurmstepd at the step's end (as root): the directory goes, removed by a
- * child that is the job's user. Elsewhere nothing was made. */
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	return spank_context() == S_CTX_REMOTE ? make_step_dir(sp) : 0;
+}
+
+/* slurmstepd at the step's end, as root: the directory goes, removed by a
+ * child that is the job's user (nodedir.h). Elsewhere nothing was made. */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	if (spank_remote(sp))
+	if (spank_context() == S_CTX_REMOTE)
 		nodedir_remove(sp);
 	return 0;
 }
