@@ -127,48 +127,9 @@ static int apply_COMPAT(struct cli *cli, const char *option, const char *text, s
 	return 0;
 }
 
-static int apply_LAUNCHER(struct cli *cli, const char *option, const char *text,
-                          struct dist_err *err)
-{
-	(void)option;
-	(void)text;
-	(void)err;
-	cli->launcher = true;
-	return 0;
-}
-
 static int apply_PS(struct cli *cli, const char *option, const char *text, struct dist_err *err)
 {
 	return dist_roles_parse_ps(option, text, &cli->roles.ps, err);
-}
-
-static int apply_CHIEF(struct cli *cli, const char *option, const char *text, struct dist_err *err)
-{
-	(void)option;
-	(void)text;
-	(void)err;
-	cli->roles.chief = true;
-	return 0;
-}
-
-static int apply_EVALUATOR(struct cli *cli, const char *option, const char *text,
-                           struct dist_err *err)
-{
-	(void)option;
-	(void)text;
-	(void)err;
-	cli->roles.evaluator = true;
-	return 0;
-}
-
-static int apply_NPU_ISOLATE(struct cli *cli, const char *option, const char *text,
-                             struct dist_err *err)
-{
-	(void)option;
-	(void)text;
-	(void)err;
-	cli->npu_isolate = true;
-	return 0;
 }
 
 static int apply_BIND(struct cli *cli, const char *option, const char *text, struct dist_err *err)
@@ -181,15 +142,22 @@ static int apply_CHECK(struct cli *cli, const char *option, const char *text, st
 	return dist_check_parse(option, text, &cli->check, err);
 }
 
-static int apply_EXPLAIN(struct cli *cli, const char *option, const char *text,
-                         struct dist_err *err)
-{
-	(void)option;
-	(void)text;
-	(void)err;
-	cli->explain = true;
-	return 0;
-}
+/* A flag: set once given, whatever the text. */
+#define APPLY_FLAG(id, field)                                                                      \
+	static int apply_##id(struct cli *cli, const char *option, const char *text,               \
+	                      struct dist_err *err)                                                \
+	{                                                                                          \
+		(void)option;                                                                      \
+		(void)text;                                                                        \
+		(void)err;                                                                         \
+		cli->field = true;                                                                 \
+		return 0;                                                                          \
+	}
+APPLY_FLAG(LAUNCHER, launcher)
+APPLY_FLAG(CHIEF, roles.chief)
+APPLY_FLAG(EVALUATOR, roles.evaluator)
+APPLY_FLAG(NPU_ISOLATE, npu_isolate)
+APPLY_FLAG(EXPLAIN, explain)
 
 /* A row without its apply function does not compile. */
 static apply_fn *const apply[DIST_OPT_COUNT] = {
