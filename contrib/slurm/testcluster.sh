@@ -33,6 +33,8 @@ TC_KEEP_ON_FAILURE=${TC_KEEP_ON_FAILURE:-0}
 #   plain         proctrack/linuxproc, task/none, no job container (default)
 #   jobcontainer  plain + a per-job private /tmp and /dev/shm: job_container/tmpfs
 #                 (namespace/tmpfs from 26.05), PrologFlags=Contain, per-node BasePath
+#   cgroup        proctrack/cgroup, task/cgroup,task/affinity, ConstrainCores and
+#                 ConstrainDevices (cgroup v1), nodes with this machine's CPUs
 TC_PROFILE=${TC_PROFILE:-plain}
 # jobcontainer on 24.11+: 1 adds SlurmdParameters=contain_spank.
 TC_CONTAIN_SPANK=${TC_CONTAIN_SPANK:-0}
@@ -84,8 +86,8 @@ check_config() {
 		die "TC_NODES must be a number between 1 and 200: $TC_NODES"
 	fi
 	case $TC_PROFILE in
-	plain | jobcontainer) ;;
-	*) die "TC_PROFILE must be plain or jobcontainer: $TC_PROFILE" ;;
+	plain | jobcontainer | cgroup) ;;
+	*) die "TC_PROFILE must be plain, jobcontainer or cgroup: $TC_PROFILE" ;;
 	esac
 	case $TC_CONTAIN_SPANK in
 	0) ;;
@@ -212,6 +214,11 @@ do_down() {
 	# node's /tmp (spmix_appdir_<uid>_<job>.<step>) would make the same step id
 	# fail to launch next time.
 	rm -rf "${TC_DIR:?}/tmp" "${TC_DIR:?}/jc"
+	# Profile cgroup: the nodes' cgroup directories, empty now (deepest first).
+	if [ "$(cat "$RUN/profile" 2>/dev/null)" = cgroup ]; then
+		find /sys/fs/cgroup -depth -path '*/slurm_tcn[0-9]*' -type d -exec rmdir {} + 2>/dev/null || true
+	fi
+	rm -f "$RUN/profile"
 }
 
 # --- setup ------------------------------------------------------------------
@@ -245,8 +252,15 @@ write_configs() {
 		echo "SlurmdDebug=info"
 		echo "PlugStackConfig=$TC_DIR/plugstack.conf"
 		# No cgroups on this machine (and none needed).
-		echo "ProctrackType=proctrack/linuxproc"
-		echo "TaskPlugin=task/none"
+		if [ "$TC_PROFILE" = cgroup ]; then
+			# Each node's cgroups are /sys/fs/cgroup/<controller>/slurm_tcnK
+			# (Slurm built for several slurmd on one host); cgroup.conf.
+			echo "ProctrackType=proctrack/cgroup"
+			echo "TaskPlugin=task/cgroup,task/affinity"
+		else
+			echo "ProctrackType=proctrack/linuxproc"
+			echo "TaskPlugin=task/none"
+		fi
 		echo "JobAcctGatherType=jobacct_gather/none"
 		echo "AccountingStorageType=accounting_storage/none"
 		echo "JobCompType=jobcomp/none"
@@ -281,9 +295,13 @@ write_configs() {
 		echo "MinJobAge=30"
 		echo "UnkillableStepTimeout=30"
 		echo "SchedulerType=sched/backfill"
+		# Profile cgroup binds and confines to real CPUs: every node claims
+		# this machine's (all nodes the same ones).
+		local cpus=8
+		[ "$TC_PROFILE" != cgroup ] || cpus=$(nproc)
 		for ((k = 1; k <= TC_NODES; k++)); do
-			echo "NodeName=$(node_name "$k") NodeAddr=$NET.$k CPUs=8 Boards=1 SocketsPerBoard=1" \
-				"CoresPerSocket=8 ThreadsPerCore=1 RealMemory=2000 Gres=gpu:4 State=UNKNOWN"
+			echo "NodeName=$(node_name "$k") NodeAddr=$NET.$k CPUs=$cpus Boards=1 SocketsPerBoard=1" \
+				"CoresPerSocket=$cpus ThreadsPerCore=1 RealMemory=2000 Gres=gpu:4 State=UNKNOWN"
 		done
 		echo "PartitionName=debug Nodes=tcn[1-$TC_NODES] Default=YES MaxTime=INFINITE OverSubscribe=NO State=UP"
 	} >"$CONF.new"
@@ -295,6 +313,19 @@ write_configs() {
 			echo "NodeName=$(node_name "$k") Name=gpu File=$TC_DIR/dev/$(node_name "$k")/gpu[0-3]"
 		done
 	} >"$TC_DIR/gres.conf"
+
+	rm -f "$TC_DIR/cgroup.conf"
+	if [ "$TC_PROFILE" = cgroup ]; then
+		{
+			echo "# Written by contrib/slurm/testcluster.sh."
+			# This machine: controllers on cgroup v1, an empty cgroup2 at
+			# /sys/fs/cgroup/unified (docs/testing.md, "Site profiles").
+			echo "CgroupPlugin=cgroup/v1"
+			echo "CgroupMountpoint=/sys/fs/cgroup"
+			echo "ConstrainCores=yes"
+			echo "ConstrainDevices=yes"
+		} >"$TC_DIR/cgroup.conf"
+	fi
 
 	rm -f "$TC_DIR/job_container.conf"
 	if [ "$TC_PROFILE" = jobcontainer ]; then
@@ -327,7 +358,11 @@ write_configs() {
 	fi
 
 	# Fake GPUs: Slurm refuses regular files in gres.conf, so make character
-	# devices (the same major/minor as /dev/null).
+	# devices (the same major/minor as /dev/null). Under ConstrainDevices a
+	# task is denied the GPUs it was not given, which must not be /dev/null:
+	# profile cgroup uses major 240 (local use, no driver), minor = GPU.
+	local major=1
+	[ "$TC_PROFILE" != cgroup ] || major=240
 	for ((k = 1; k <= TC_NODES; k++)); do
 		n=$(node_name "$k")
 		mkdir -p "$TC_DIR/dev/$n" "$TC_DIR/spool/$n" "$TC_DIR/tmp/$n"
@@ -335,9 +370,12 @@ write_configs() {
 		[ "$TC_PROFILE" != jobcontainer ] || mkdir -p "$TC_DIR/jc/$n"
 		local g
 		for g in 0 1 2 3; do
-			[ -c "$TC_DIR/dev/$n/gpu$g" ] || {
+			local want="1:3"
+			[ "$major" = 1 ] || want="$major:$g"
+			[ -c "$TC_DIR/dev/$n/gpu$g" ] &&
+				[ "$(stat -c '%Hr:%Lr' "$TC_DIR/dev/$n/gpu$g")" = "$want" ] || {
 				rm -f "$TC_DIR/dev/$n/gpu$g"
-				mknod -m 666 "$TC_DIR/dev/$n/gpu$g" c 1 3
+				mknod -m 666 "$TC_DIR/dev/$n/gpu$g" c "${want%:*}" "${want#*:}"
 			}
 		done
 	done
@@ -582,6 +620,7 @@ do_up() {
 	# A half-built cluster would leak daemons and namespaces into later runs.
 	trap cleanup_failed_up EXIT
 	write_configs
+	echo "$TC_PROFILE" >"$RUN/profile"
 	start_munge
 	setup_network
 	start_slurmctld
