@@ -52,7 +52,17 @@ mount -t proc proc "$root/proc"
 mount -t tmpfs -o mode=0755 tmpfs "$root/run"
 ip link set lo up
 hostname localhost
-exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
+if [ "$root" != / ]; then
+	# pivot_root, not chroot: the root file system becomes the root of this
+	# mount namespace. A process that joins a mount namespace made from it
+	# (setns: job_container/tmpfs, runc) gets that namespace'"'"'s root; in a
+	# chroot it would land in the host'"'"'s file system.
+	cd "$root"
+	pivot_root . .
+	umount -l .
+	cd /
+fi
+exec /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	BUILD_DIR="$BUILD_DIR" CTEST_ARGS="${CTEST_ARGS:-}" CI="${CI:-}" \
 	${TC_DIR:+TC_DIR="$TC_DIR"} \

@@ -506,7 +506,11 @@ allowed_cpus() {
 	done
 }
 
-# Profile jobcontainer. job_container/tmpfs keeps each job's mount namespace
+# Profile jobcontainer. Not in a chroot: a task joins its job's mount
+# namespace with setns(), which sets its root to that namespace's root mount
+# (contrib/release/run.sh pivot_roots into a release's file system for this).
+#
+# job_container/tmpfs keeps each job's mount namespace
 # alive by bind-mounting /proc/CHILD/ns/mnt (a namespace slurmstepd's child
 # just made) onto BasePath/JOBID/.ns, in slurmstepd's, i.e. the node's, mount
 # namespace. The kernel allows that bind only when the node's namespace has a

@@ -9,7 +9,8 @@
 #
 # What it shows, today:
 #   - the profile works: jobs have their own /tmp, ten jobs in a row start;
-#   - --dist-mode=ddp trains across 3 nodes with the PyTorch client;
+#   - --dist-mode=ddp trains across 3 nodes with the PyTorch client (on 24.11
+#     with PMIX_MCA_gds=hash, see below);
 #   - KNOWN BUG (issue 21): --dist-mode=mpi fails on every node with
 #     "cannot use /tmp/slurm-dist.job... for the step's files": the plugin
 #     makes the step directory outside the job's mount namespace
@@ -61,8 +62,18 @@ for i in $(seq 10); do
 	[ "$RC" -eq 0 ] || { cat "$WORK/true$i.err" >&2; fail "job $i of 10 in a row failed ($RC)"; }
 done
 
-# ddp with the real PyTorch client.
+# ddp with the real PyTorch client. On Slurm 24.11 (PMIx 5) the PMIx client
+# in a task cannot open the server's shared-memory store (gds/shmem2) under a
+# job container: "PMIX_ERR_FILE_OPEN_FAILURE in file ... gds_shmem2.c", and
+# the shim finds no pmix.lrank. A Slurm/PMIx matter, not the plugin's:
+# PMIX_MCA_gds=hash (a site can set it in mpi.conf's PMIxEnv) avoids it.
+# Checked as such, so the check notices when it is no longer needed.
 run_srun train --mpi="$XMPI" --dist-mode=ddp -N3 --ntasks-per-node=2 $PY "$TRAIN"
+if [ "$RC" -ne 0 ] && grep -q 'gds_shmem2' "$WORK/train.err"; then
+	echo "site_jobcontainer: KNOWN (PMIx 5 under a job container): gds/shmem2 fails; again with PMIX_MCA_gds=hash"
+	export PMIX_MCA_gds=hash
+	run_srun train --mpi="$XMPI" --dist-mode=ddp -N3 --ntasks-per-node=2 $PY "$TRAIN"
+fi
 [ "$RC" -eq 0 ] || { cat "$WORK/train.err" >&2; fail "ddp under a job container: srun exited $RC"; }
 assert_ddp_ok "$WORK/train.out" 6
 
