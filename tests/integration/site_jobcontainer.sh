@@ -16,7 +16,8 @@
 #     makes the step directory outside the job's mount namespace
 #     (spank/nodedir.c), the tasks look for it inside. The check asserts that
 #     failure and fails, asking to be turned into a success check, as soon as
-#     the step runs.
+#     the step runs;
+#   - from 24.11, with SlurmdParameters=contain_spank, mode mpi works.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -79,7 +80,7 @@ assert_ddp_ok "$WORK/train.out" 6
 
 # KNOWN BUG (issue 21): mode mpi's step directory. On a Slurm without PMIx
 # the hostfiles are for an MPI other than Open MPI 5+ (mpi_native.sh).
-[ "$XMPI" = pmix ] || files_path=$(path_without_ompi bash cat)
+[ "$XMPI" = pmix ] || files_path=$(path_without_ompi bash cat paste)
 PATH=${files_path:-$PATH} run_srun mpi --mpi="$XMPI" --dist-mode=mpi -N3 --ntasks-per-node=1 \
 	bash -c 'cat "$OMPI_MCA_orte_default_hostfile" >/dev/null && echo MPI-STEP-OK'
 if [ "$RC" -eq 0 ]; then
@@ -91,4 +92,19 @@ assert_contains "$WORK/mpi.err" "/tmp/slurm-dist.job"
 assert_not_contains "$WORK/mpi.out" "MPI-STEP-OK"
 assert_no_node_drained
 echo "site_jobcontainer: KNOWN BUG (issue 21): --dist-mode=mpi fails under job_container/tmpfs (step directory made outside the job's namespace), as expected today"
+
+# From 24.11 a site can set SlurmdParameters=contain_spank: the plugin's
+# slurmstepd callbacks then run inside the job's namespace, and mode mpi's
+# step works (every node's hostfile names the three nodes).
+if slurm_at_least 24.11; then
+	sed -i 's/^SlurmdParameters=config_overrides$/SlurmdParameters=config_overrides,contain_spank/' "$SLURM_CONF"
+	grep -q '^SlurmdParameters=.*contain_spank' "$SLURM_CONF" || fail "could not set contain_spank in $SLURM_CONF"
+	scontrol reconfigure
+	restart_all_slurmd
+	PATH=${files_path:-$PATH} run_srun mpi_cs --mpi="$XMPI" --dist-mode=mpi -N3 --ntasks-per-node=1 \
+		bash -c 'echo "$(cat "$OMPI_MCA_orte_default_hostfile" | paste -sd" ") MPI-STEP-OK"'
+	[ "$RC" -eq 0 ] || { cat "$WORK/mpi_cs.err" >&2; fail "--dist-mode=mpi with contain_spank: srun exited $RC"; }
+	assert_count "$WORK/mpi_cs.out" '^10.77.0.1 slots=1 10.77.0.2 slots=1 10.77.0.3 slots=1 MPI-STEP-OK$' 3
+	echo "site_jobcontainer: with SlurmdParameters=contain_spank, --dist-mode=mpi works"
+fi
 echo "site_jobcontainer: OK"
