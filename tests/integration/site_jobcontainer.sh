@@ -99,7 +99,8 @@ echo "site_jobcontainer: KNOWN BUG (issue 21): --dist-mode=mpi fails under job_c
 if slurm_at_least 24.11; then
 	sed -i 's/^SlurmdParameters=config_overrides$/SlurmdParameters=config_overrides,contain_spank/' "$SLURM_CONF"
 	grep -q '^SlurmdParameters=.*contain_spank' "$SLURM_CONF" || fail "could not set contain_spank in $SLURM_CONF"
-	scontrol reconfigure
+	# Only slurmd reads it: restart them (no `scontrol reconfigure`, which
+	# from 23.11 restarts slurmd itself and races with this restart).
 	restart_all_slurmd
 	PATH=${files_path:-$PATH} run_srun mpi_cs --mpi="$XMPI" --dist-mode=mpi -N3 --ntasks-per-node=1 \
 		bash -c 'echo "$(cat "$OMPI_MCA_orte_default_hostfile" | paste -sd" ") MPI-STEP-OK"'
