@@ -251,7 +251,7 @@ write_configs() {
 		echo "SlurmctldDebug=info"
 		echo "SlurmdDebug=info"
 		echo "PlugStackConfig=$TC_DIR/plugstack.conf"
-		# No cgroups on this machine (and none needed).
+		# No cgroups unless profile cgroup (the others need none).
 		if [ "$TC_PROFILE" = cgroup ]; then
 			# Each node's cgroups are /sys/fs/cgroup/<controller>/slurm_tcnK
 			# (Slurm built for several slurmd on one host); cgroup.conf.
