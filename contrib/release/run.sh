@@ -20,7 +20,7 @@ src=$(cd "$here/../.." && pwd)
 release=$1
 suite=$(release_suite "$release")
 [ -n "$suite" ] || die "unknown Slurm release '$release' (one of ${DIST_RELEASES[*]})"
-[ "$(id -u)" -eq 0 ] || die "must run as root (namespaces, chroot, the test cluster)"
+[ "$(id -u)" -eq 0 ] || die "must run as root (namespaces, pivot_root, the test cluster)"
 
 if [ "$suite" = "$(host_suite)" ]; then
 	bash "$src/contrib/install-deps.sh"
@@ -35,7 +35,7 @@ fi
 
 # Inside the namespaces: a /proc for the new PID namespace, a private /run
 # (munged's socket, network namespace handles), and for a release's root
-# file system /sys, /dev and the source tree at /src; then chroot.
+# file system /sys, /dev and the source tree at /src; then pivot_root into it.
 # shellcheck disable=SC2016 # expanded by the inner shell
 inner='
 set -euo pipefail
