@@ -20,7 +20,7 @@ src=$(cd "$here/../.." && pwd)
 release=$1
 suite=$(release_suite "$release")
 [ -n "$suite" ] || die "unknown Slurm release '$release' (one of ${DIST_RELEASES[*]})"
-[ "$(id -u)" -eq 0 ] || die "must run as root (namespaces, chroot, the test cluster)"
+[ "$(id -u)" -eq 0 ] || die "must run as root (namespaces, pivot_root, the test cluster)"
 
 if [ "$suite" = "$(host_suite)" ]; then
 	bash "$src/contrib/install-deps.sh"
@@ -35,7 +35,7 @@ fi
 
 # Inside the namespaces: a /proc for the new PID namespace, a private /run
 # (munged's socket, network namespace handles), and for a release's root
-# file system /sys, /dev and the source tree at /src; then chroot.
+# file system /sys, /dev and the source tree at /src; then pivot_root into it.
 # shellcheck disable=SC2016 # expanded by the inner shell
 inner='
 set -euo pipefail
@@ -52,7 +52,17 @@ mount -t proc proc "$root/proc"
 mount -t tmpfs -o mode=0755 tmpfs "$root/run"
 ip link set lo up
 hostname localhost
-exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
+if [ "$root" != / ]; then
+	# pivot_root, not chroot: the root file system becomes the root of this
+	# mount namespace. A process that joins a mount namespace made from it
+	# (setns: job_container/tmpfs, runc) gets that namespace'"'"'s root; in a
+	# chroot it would land in the host'"'"'s file system.
+	cd "$root"
+	pivot_root . .
+	umount -l .
+	cd /
+fi
+exec /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	BUILD_DIR="$BUILD_DIR" CTEST_ARGS="${CTEST_ARGS:-}" CI="${CI:-}" \
 	${TC_DIR:+TC_DIR="$TC_DIR"} \

@@ -29,6 +29,15 @@ TC_PLUGIN_ARGS=${TC_PLUGIN_ARGS:-}
 TC_SHIM=${TC_SHIM:-}
 TC_TIMEOUT=${TC_TIMEOUT:-60}
 TC_KEEP_ON_FAILURE=${TC_KEEP_ON_FAILURE:-0}
+# How the nodes are configured, as sites do it (README.md, "Profiles"):
+#   plain         proctrack/linuxproc, task/none, no job container (default)
+#   jobcontainer  plain + a per-job private /tmp and /dev/shm: job_container/tmpfs
+#                 (namespace/tmpfs from 26.05), PrologFlags=Contain, per-node BasePath
+#   cgroup        proctrack/cgroup, task/cgroup,task/affinity, ConstrainCores and
+#                 ConstrainDevices (cgroup v1), nodes with this machine's CPUs
+TC_PROFILE=${TC_PROFILE:-plain}
+# jobcontainer on 24.11+: 1 adds SlurmdParameters=contain_spank.
+TC_CONTAIN_SPANK=${TC_CONTAIN_SPANK:-0}
 
 readonly BRIDGE=tcbr0
 readonly NET=10.77.0
@@ -42,6 +51,7 @@ readonly MUNGE_SOCKET=/run/munge/munge.socket.2
 readonly MUNGE_PIDFILE=/run/munge/munged.pid
 
 CONF=$TC_DIR/slurm.conf
+SELF=$(readlink -f "$0")
 RUN=$TC_DIR/run
 
 log() { echo "testcluster: $*" >&2; }
@@ -51,6 +61,14 @@ die() {
 }
 
 node_name() { echo "tcn$1"; }
+
+# This Slurm's release (from slurmd) is $1 (e.g. 24.11) or later.
+slurm_release() { slurmd -V 2>/dev/null | awk '{print $2}'; }
+slurm_at_least() {
+	local have
+	have=$(slurm_release)
+	[ -n "$have" ] && [ "$(printf '%s\n%s\n' "$1" "$have" | sort -V | head -n 1)" = "$1" ]
+}
 node_ifname() { echo "${IFNAMES[$((($1 - 1) % ${#IFNAMES[@]}))]}"; }
 
 check_config() {
@@ -67,6 +85,18 @@ check_config() {
 	if ! [[ $TC_NODES =~ ^[0-9]+$ ]] || [ "$TC_NODES" -lt 1 ] || [ "$TC_NODES" -gt 200 ]; then
 		die "TC_NODES must be a number between 1 and 200: $TC_NODES"
 	fi
+	case $TC_PROFILE in
+	plain | jobcontainer | cgroup) ;;
+	*) die "TC_PROFILE must be plain, jobcontainer or cgroup: $TC_PROFILE" ;;
+	esac
+	case $TC_CONTAIN_SPANK in
+	0) ;;
+	1)
+		[ "$TC_PROFILE" = jobcontainer ] || die "TC_CONTAIN_SPANK=1 needs TC_PROFILE=jobcontainer"
+		slurm_at_least 24.11 || die "TC_CONTAIN_SPANK=1 needs Slurm 24.11 or later (contain_spank)"
+		;;
+	*) die "TC_CONTAIN_SPANK must be 0 or 1: $TC_CONTAIN_SPANK" ;;
+	esac
 	if [ -n "$TC_PLUGIN" ] && [ ! -f "$TC_PLUGIN" ]; then
 		die "TC_PLUGIN is not a file: $TC_PLUGIN"
 	fi
@@ -74,7 +104,7 @@ check_config() {
 		die "TC_SHIM needs TC_PLUGIN and must be an executable file: $TC_SHIM"
 	fi
 	local tool
-	for tool in ip nsenter unshare mknod munged slurmctld slurmd sinfo timeout; do
+	for tool in ip nsenter unshare taskset mknod munged slurmctld slurmd sinfo timeout; do
 		command -v "$tool" >/dev/null || die "$tool not found (run contrib/install-deps.sh)"
 	done
 }
@@ -183,7 +213,12 @@ do_down() {
 	# Job ids restart at 1 with every `up`; PMIx directories a step left in a
 	# node's /tmp (spmix_appdir_<uid>_<job>.<step>) would make the same step id
 	# fail to launch next time.
-	rm -rf "${TC_DIR:?}/tmp"
+	rm -rf "${TC_DIR:?}/tmp" "${TC_DIR:?}/jc"
+	# Profile cgroup: the nodes' cgroup directories, empty now (deepest first).
+	if [ "$(cat "$RUN/profile" 2>/dev/null)" = cgroup ]; then
+		find /sys/fs/cgroup -depth -path '*/slurm_tcn[0-9]*' -type d -exec rmdir {} + 2>/dev/null || true
+	fi
+	rm -f "$RUN/profile"
 }
 
 # --- setup ------------------------------------------------------------------
@@ -216,9 +251,16 @@ write_configs() {
 		echo "SlurmctldDebug=info"
 		echo "SlurmdDebug=info"
 		echo "PlugStackConfig=$TC_DIR/plugstack.conf"
-		# No cgroups on this machine (and none needed).
-		echo "ProctrackType=proctrack/linuxproc"
-		echo "TaskPlugin=task/none"
+		# No cgroups unless profile cgroup (the others need none).
+		if [ "$TC_PROFILE" = cgroup ]; then
+			# Each node's cgroups are /sys/fs/cgroup/<controller>/slurm_tcnK
+			# (Slurm built for several slurmd on one host); cgroup.conf.
+			echo "ProctrackType=proctrack/cgroup"
+			echo "TaskPlugin=task/cgroup,task/affinity"
+		else
+			echo "ProctrackType=proctrack/linuxproc"
+			echo "TaskPlugin=task/none"
+		fi
 		echo "JobAcctGatherType=jobacct_gather/none"
 		echo "AccountingStorageType=accounting_storage/none"
 		echo "JobCompType=jobcomp/none"
@@ -227,7 +269,20 @@ write_configs() {
 		echo "SelectType=select/cons_tres"
 		echo "SelectTypeParameters=CR_Core"
 		# Nodes claim 8 CPUs and 4 GPUs on a 2-core machine without any.
-		echo "SlurmdParameters=config_overrides"
+		if [ "$TC_CONTAIN_SPANK" = 1 ]; then
+			echo "SlurmdParameters=config_overrides,contain_spank"
+		else
+			echo "SlurmdParameters=config_overrides"
+		fi
+		if [ "$TC_PROFILE" = jobcontainer ]; then
+			# A private /tmp and /dev/shm per job, made by the extern step.
+			if slurm_at_least 26.05; then
+				echo "NamespaceType=namespace/tmpfs"
+			else
+				echo "JobContainerType=job_container/tmpfs"
+			fi
+			echo "PrologFlags=Contain"
+		fi
 		echo "GresTypes=gpu"
 		echo "ReturnToService=2"
 		echo "MailProg=/bin/true"
@@ -240,9 +295,13 @@ write_configs() {
 		echo "MinJobAge=30"
 		echo "UnkillableStepTimeout=30"
 		echo "SchedulerType=sched/backfill"
+		# Profile cgroup binds and confines to real CPUs: every node claims
+		# this machine's (all nodes the same ones).
+		local cpus=8
+		[ "$TC_PROFILE" != cgroup ] || cpus=$(nproc)
 		for ((k = 1; k <= TC_NODES; k++)); do
-			echo "NodeName=$(node_name "$k") NodeAddr=$NET.$k CPUs=8 Boards=1 SocketsPerBoard=1" \
-				"CoresPerSocket=8 ThreadsPerCore=1 RealMemory=2000 Gres=gpu:4 State=UNKNOWN"
+			echo "NodeName=$(node_name "$k") NodeAddr=$NET.$k CPUs=$cpus Boards=1 SocketsPerBoard=1" \
+				"CoresPerSocket=$cpus ThreadsPerCore=1 RealMemory=2000 Gres=gpu:4 State=UNKNOWN"
 		done
 		echo "PartitionName=debug Nodes=tcn[1-$TC_NODES] Default=YES MaxTime=INFINITE OverSubscribe=NO State=UP"
 	} >"$CONF.new"
@@ -254,6 +313,30 @@ write_configs() {
 			echo "NodeName=$(node_name "$k") Name=gpu File=$TC_DIR/dev/$(node_name "$k")/gpu[0-3]"
 		done
 	} >"$TC_DIR/gres.conf"
+
+	rm -f "$TC_DIR/cgroup.conf"
+	if [ "$TC_PROFILE" = cgroup ]; then
+		{
+			echo "# Written by contrib/slurm/testcluster.sh."
+			# This machine: controllers on cgroup v1, an empty cgroup2 at
+			# /sys/fs/cgroup/unified (docs/testing.md, "Site profiles").
+			echo "CgroupPlugin=cgroup/v1"
+			echo "CgroupMountpoint=/sys/fs/cgroup"
+			echo "ConstrainCores=yes"
+			echo "ConstrainDevices=yes"
+		} >"$TC_DIR/cgroup.conf"
+	fi
+
+	rm -f "$TC_DIR/job_container.conf"
+	if [ "$TC_PROFILE" = jobcontainer ]; then
+		# Each node its own BasePath: Slurm built for several slurmd on one
+		# host (as Debian's is; slurmd -N needs it) appends the node name,
+		# so node K's jobs live under jc/tcnK.
+		{
+			echo "# Written by contrib/slurm/testcluster.sh."
+			echo "BasePath=$TC_DIR/jc"
+		} >"$TC_DIR/job_container.conf"
+	fi
 
 	if [ -n "$TC_PLUGIN" ]; then
 		# Copies under TC_DIR: a build tree under /tmp is invisible to the
@@ -275,16 +358,24 @@ write_configs() {
 	fi
 
 	# Fake GPUs: Slurm refuses regular files in gres.conf, so make character
-	# devices (the same major/minor as /dev/null).
+	# devices (the same major/minor as /dev/null). Under ConstrainDevices a
+	# task is denied the GPUs it was not given, which must not be /dev/null:
+	# profile cgroup uses major 240 (local use, no driver), minor = GPU.
+	local major=1
+	[ "$TC_PROFILE" != cgroup ] || major=240
 	for ((k = 1; k <= TC_NODES; k++)); do
 		n=$(node_name "$k")
 		mkdir -p "$TC_DIR/dev/$n" "$TC_DIR/spool/$n" "$TC_DIR/tmp/$n"
 		chmod 1777 "$TC_DIR/tmp/$n"
+		[ "$TC_PROFILE" != jobcontainer ] || mkdir -p "$TC_DIR/jc/$n"
 		local g
 		for g in 0 1 2 3; do
-			[ -c "$TC_DIR/dev/$n/gpu$g" ] || {
+			local want="1:3"
+			[ "$major" = 1 ] || want="$major:$g"
+			[ -c "$TC_DIR/dev/$n/gpu$g" ] &&
+				[ "$(stat -c '%Hr:%Lr' "$TC_DIR/dev/$n/gpu$g")" = "$want" ] || {
 				rm -f "$TC_DIR/dev/$n/gpu$g"
-				mknod -m 666 "$TC_DIR/dev/$n/gpu$g" c 1 3
+				mknod -m 666 "$TC_DIR/dev/$n/gpu$g" c "${want%:*}" "${want#*:}"
 			}
 		done
 	done
@@ -365,23 +456,113 @@ start_slurmctld() {
 }
 
 start_slurmd() {
-	local k=$1 n ns conf=${2:-$CONF}
+	local k=$1 n
+	n=$(node_name "$k")
+	if [ "$TC_PROFILE" = jobcontainer ]; then
+		start_slurmd_jc "$k" "${2:-$CONF}" ||
+			{ show_logs; die "slurmd $n failed to start; see $TC_DIR/log/slurmd.$n.log"; }
+	else
+		start_slurmd_on "$k" "${2:-$CONF}" "" "" ||
+			{ show_logs; die "slurmd $n failed to start; see $TC_DIR/log/slurmd.$n.log"; }
+	fi
+}
+
+# start_slurmd_on K CONF CPU CPUS: node K's namespaces and slurmd. With CPU
+# set (profile jobcontainer), the mount namespace is made on that CPU, must
+# pass `nscheck` (exit 3 if not), and slurmd then gets the CPUS back.
+start_slurmd_on() {
+	local k=$1 conf=$2 cpu=$3 cpus=$4 n ns pin=()
 	n=$(node_name "$k")
 	ns=$NETNS_PREFIX$n
+	[ -z "$cpu" ] || pin=(taskset -c "$cpu")
 	# nsenter, not `ip netns exec`: the latter remounts /sys and slurmd then
 	# finds no /sys/fs/cgroup. Own UTS namespace (hostname = node name) and own
 	# mount namespace with a private /tmp (PMIx's files in /tmp would collide
 	# between nodes) and a private /dev/shm (as on real nodes; Open MPI's
 	# shared-memory segments of different "nodes" must not meet); private
 	# propagation keeps the mounts out of the host.
-	# shellcheck disable=SC2016 # $1..$3 are the inner shell's arguments
-	timeout 30 nsenter --net="/var/run/netns/$ns" -- \
+	# shellcheck disable=SC2016 # $1..$6 are the inner shell's arguments
+	timeout 30 "${pin[@]}" nsenter --net="/var/run/netns/$ns" -- \
 		unshare --uts --mount --propagation private -- \
 		/bin/sh -c 'hostname "$1" && mount --bind "$2" /tmp &&
 			mount -t tmpfs -o mode=1777,size=256m tmpfs /dev/shm &&
+			if [ -n "$4" ]; then
+				TC_DIR=$6 /bin/bash "$4" nscheck "$1" "$5" || exit
+				taskset -pc "$5" $$ >/dev/null || exit
+			fi &&
 			exec slurmd -N "$1" -f "$3"' \
-		sh "$n" "$TC_DIR/tmp/$n" "$conf" ||
-		{ show_logs; die "slurmd $n failed to start; see $TC_DIR/log/slurmd.$n.log"; }
+		sh "$n" "$TC_DIR/tmp/$n" "$conf" "${cpu:+$SELF}" "$cpus" "$TC_DIR"
+}
+
+# The CPUs this process may run on, one a line (taskset's list: 0-3,6).
+allowed_cpus() {
+	local list part
+	list=$(taskset -pc $$ | sed 's/.*: *//')
+	for part in ${list//,/ }; do
+		case $part in
+		*-*) seq "${part%-*}" "${part#*-}" ;;
+		*) echo "$part" ;;
+		esac
+	done
+}
+
+# Profile jobcontainer. Not in a chroot: a task joins its job's mount
+# namespace with setns(), which sets its root to that namespace's root mount
+# (contrib/release/run.sh pivot_roots into a release's file system for this).
+#
+# job_container/tmpfs keeps each job's mount namespace
+# alive by bind-mounting /proc/CHILD/ns/mnt (a namespace slurmstepd's child
+# just made) onto BasePath/JOBID/.ns, in slurmstepd's, i.e. the node's, mount
+# namespace. The kernel allows that bind only when the node's namespace has a
+# smaller id than the child's (mnt_ns_loop). Since Linux 6.18 namespace ids
+# come from per-CPU batches (ns_tree_gen_id, gen_cookie_next), so a namespace
+# made on one CPU can have a smaller id than an older one made on another: a
+# node namespace made on a CPU whose batch is above another CPU's then fails
+# every job whose child runs on that other CPU ("_create_ns: ns base mount
+# failed: Invalid argument"). So the node's namespace is made on each CPU in
+# turn until one passes `nscheck`: a namespace made now on every CPU can be
+# bound there. Ids only grow on each CPU, so every later job's can too.
+start_slurmd_jc() {
+	local k=$1 conf=$2 cpus cpu rc
+	cpus=$(taskset -pc $$ | sed 's/.*: *//')
+	for _ in 1 2 3; do
+		for cpu in $(allowed_cpus); do
+			rc=0
+			start_slurmd_on "$k" "$conf" "$cpu" "$cpus" || rc=$?
+			[ "$rc" -eq 3 ] || return "$rc"
+			log "tcn$k: a mount namespace made on CPU $cpu cannot hold every CPU's new ones; trying another"
+		done
+	done
+	log "tcn$k: no CPU gives a mount namespace that can hold the jobs' namespaces"
+	return 1
+}
+
+# nscheck NODE CPUS (inside the node's new mount namespace): on every CPU,
+# a new mount namespace's file can be bound here, as slurmstepd will.
+# Exit 3 if not.
+do_nscheck() {
+	local n=$1 holder cpu pid rc=0
+	holder=$TC_DIR/jc/$n/.nscheck
+	: >"$holder"
+	for cpu in $(allowed_cpus); do
+		taskset -c "$cpu" unshare --mount --propagation unchanged sleep 10 &
+		pid=$!
+		# Until the child has its own namespace.
+		for _ in $(seq 50); do
+			[ "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink /proc/$$/ns/mnt)" ] && break
+			sleep 0.02
+		done
+		if mount --bind "/proc/$pid/ns/mnt" "$holder" 2>/dev/null; then
+			umount "$holder"
+		else
+			rc=3
+		fi
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		[ "$rc" -eq 0 ] || break
+	done
+	rm -f "$holder"
+	return "$rc"
 }
 
 # Restarts node $1's slurmd (a test's broken plugstack.conf, then the good
@@ -443,6 +624,7 @@ do_up() {
 	# A half-built cluster would leak daemons and namespaces into later runs.
 	trap cleanup_failed_up EXIT
 	write_configs
+	echo "$TC_PROFILE" >"$RUN/profile"
 	start_munge
 	setup_network
 	start_slurmctld
@@ -474,6 +656,12 @@ usage() {
 }
 
 [ "$#" -ge 1 ] || usage
+if [ "$1" = nscheck ]; then
+	# Internal: run by start_slurmd_on inside a node's mount namespace.
+	[ "$#" -eq 3 ] || usage
+	do_nscheck "$2"
+	exit
+fi
 if [ "$1" = restart-slurmd ]; then
 	[ "$#" -ge 2 ] && [ "$#" -le 3 ] || usage
 	[ "$(id -u)" -eq 0 ] || die "must run as root"

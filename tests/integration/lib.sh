@@ -179,14 +179,15 @@ assert_ddp_ok() {
 	done
 }
 
-# Interface names as contrib/slurm/testcluster.sh gives them, per node.
+# Interface names as contrib/slurm/testcluster.sh gives them, per node:
+# eth0, ens5, enp1s0, then again from eth0 (TC_NODES above 3).
 expected_ifname() {
-	case $1 in
-	tcn1) echo eth0 ;;
-	tcn2) echo ens5 ;;
-	tcn3) echo enp1s0 ;;
-	*) echo "?" ;;
-	esac
+	local names=(eth0 ens5 enp1s0) k=${1#tcn}
+	if [[ $k =~ ^[1-9][0-9]*$ ]] && [ "$1" = "tcn$k" ]; then
+		echo "${names[$(((k - 1) % 3))]}"
+	else
+		echo "?"
+	fi
 }
 
 # The project's version (CMakeLists.txt) and this Slurm's release (22.05).
