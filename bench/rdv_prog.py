@@ -13,6 +13,7 @@ since the epoch) the harness took just before starting srun: every "node" of
 the local test cluster shares the host's clock, so these compare directly.
 """
 import os
+import sys
 import time
 
 T_MAIN = time.time()
@@ -46,11 +47,14 @@ def ms(t):
     return (t - T0) * 1000
 
 
-print(
+# One write for the whole line: torchrun runs its workers unbuffered
+# (PYTHONUNBUFFERED=1) on one shared pipe, and print() writes the text and the
+# newline apart, so two workers' lines could run into one.
+sys.stdout.write(
     f"RDV rank={dist.get_rank()} world={dist.get_world_size()} "
     f"proc_to_barrier_ms={(AGE_AT_MAIN + T_BARRIER - T_MAIN) * 1000:.1f} "
     f"srun_to_main_ms={ms(T_MAIN):.1f} srun_to_import_ms={ms(T_IMPORT):.1f} "
-    f"srun_to_init_ms={ms(T_INIT):.1f} srun_to_barrier_ms={ms(T_BARRIER):.1f}",
-    flush=True,
+    f"srun_to_init_ms={ms(T_INIT):.1f} srun_to_barrier_ms={ms(T_BARRIER):.1f}\n"
 )
+sys.stdout.flush()
 dist.destroy_process_group()
