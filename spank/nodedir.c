@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "child.h"
 #include "dist_launch.h"
 #include "dist_protocol.h"
+#include "taskns.h"
 
 /* How long slurmstepd waits for the directory's removal at the step's end:
  * a TMPDIR on a hung file system (NFS, FUSE) must not keep the step
@@ -28,6 +30,15 @@
 static char made[PATH_MAX];
 static struct dist_err make_err;
 static bool make_failed;
+
+void nodedir_prepare(void)
+{
+	if (taskns_prepare())
+		slurm_error("dist: cannot make the socket that finds the tasks' namespace: %s "
+		            "(under a job container the step's directory will stay until the "
+		            "job ends)",
+		            strerror(errno));
+}
 
 void nodedir_make(spank_t sp)
 {
@@ -68,6 +79,10 @@ int nodedir_handover(spank_t sp, struct dist_err *err)
 	if (dist_handover_encode((long)getpid(), made, value, sizeof(value)) ||
 	    spank_setenv(sp, DIST_SHIM_ENV_STEPDIR, value, 1) != ESPANK_SUCCESS)
 		return dist_err_set(err, "cannot pass the step's directory to the shim");
+	/* Under a job container the shim makes it in the task's namespace:
+	 * slurmstepd needs that namespace to remove it. A failure costs only
+	 * the removal, which the step's end then logs. */
+	taskns_report();
 	return 0;
 }
 
@@ -97,42 +112,65 @@ static void empty_dir(int fd, int depth)
 }
 
 /* In a child that is the job's user and nothing more, and holds none of
- * slurmstepd's descriptors. */
-static void remove_as(uid_t uid, gid_t gid)
+ * slurmstepd's descriptors; in the mount namespace NSFD (slurmstepd's own
+ * when -1). A directory that is not there is not an error: it is made in
+ * only one of the namespaces (the tasks' under a job container). */
+static void remove_as(int nsfd, uid_t uid, gid_t gid)
 {
 	int fd;
 
+	/* Root, before the ids are dropped: setns needs CAP_SYS_ADMIN. */
+	if (nsfd >= 0 && setns(nsfd, CLONE_NEWNS) != 0)
+		_exit(2);
 	child_close_from(3);
 	if (getuid() == 0 && setgroups(0, NULL) != 0)
 		_exit(1);
 	if (setgid(gid) != 0 || setuid(uid) != 0 || (uid != 0 && setuid(0) == 0))
 		_exit(1);
 	fd = open(made, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0)
-		empty_dir(fd, 0);
-	_exit(rmdir(made) == 0 ? 0 : 1);
+	if (fd < 0)
+		_exit(errno == ENOENT ? 0 : 1);
+	empty_dir(fd, 0);
+	_exit(rmdir(made) == 0 || errno == ENOENT ? 0 : 1);
+}
+
+/* One remover, in NSFD's namespace (or slurmstepd's), bounded in time. */
+static void remove_in(int nsfd, uid_t uid, gid_t gid)
+{
+	const char *where = nsfd >= 0 ? " in the tasks' mount namespace" : "";
+	int status = 0, rc = -1;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		remove_as(nsfd, uid, gid);
+	if (pid > 0)
+		rc = child_wait(pid, REMOVE_TIMEOUT_MS, &status);
+	if (rc == 1)
+		slurm_error("dist: gave up removing the step's directory %s%s after %d s (its file "
+		            "system hangs?): killed the remover",
+		            made, where, REMOVE_TIMEOUT_MS / 1000);
+	else if (rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 2)
+		slurm_error("dist: cannot enter the tasks' mount namespace (setns refused) to "
+		            "remove the step's directory %s",
+		            made);
+	else if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		slurm_error("dist: could not remove the step's directory %s%s", made, where);
 }
 
 void nodedir_remove(spank_t sp)
 {
+	int ns[TASKNS_MAX];
+	size_t n = taskns_collect(ns, TASKNS_MAX);
 	uid_t uid;
 	gid_t gid;
-	pid_t pid;
-	int status = 0, rc = -1;
 
-	if (!made[0] || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
-		return;
-	pid = fork();
-	if (pid == 0)
-		remove_as(uid, gid);
-	if (pid > 0)
-		rc = child_wait(pid, REMOVE_TIMEOUT_MS, &status);
-	if (rc == 1)
-		slurm_error("dist: gave up removing the step's directory %s after %d s (its file "
-		            "system hangs?): killed the remover",
-		            made, REMOVE_TIMEOUT_MS / 1000);
-	else if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		slurm_error("dist: could not remove the step's directory %s", made);
+	if (made[0] && spank_get_item(sp, S_JOB_UID, &uid) == ESPANK_SUCCESS &&
+	    spank_get_item(sp, S_JOB_GID, &gid) == ESPANK_SUCCESS) {
+		remove_in(-1, uid, gid);
+		for (size_t i = 0; i < n; i++)
+			remove_in(ns[i], uid, gid);
+	}
+	for (size_t i = 0; i < n; i++)
+		close(ns[i]);
 	made[0] = '\0';
 }

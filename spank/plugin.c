@@ -7,10 +7,13 @@
  * What the plugin does as root (slurmstepd), and nothing else:
  *   - slurm_spank_init in slurmd and slurmstepd: parses plugstack.conf's
  *     arguments (config.c); in slurmd logs the build it loaded.
+ *   - slurm_spank_init_post_opt in slurmstepd: notes its own mount namespace
+ *     and makes a socket on which the tasks hand theirs over (taskns.c).
  *   - slurm_spank_exit in slurmstepd: forks a child that drops to the job's
  *     user, closes every descriptor it inherited and removes the step's
  *     directory; slurmstepd waits for it at most a few seconds, then kills
- *     it (nodedir.c, child.c).
+ *     it (nodedir.c, child.c). Under a job container one more such child
+ *     first enters the tasks' mount namespace (setns), then does the same.
  * user_init runs with the job's user as effective ids (the real ids stay
  * root); task_init runs in the task's process as the user. All real work
  * happens in the shim, as the user (docs/security.md). */
@@ -121,9 +124,10 @@ static int post_opt_submit(bool is_srun)
 	return 0;
 }
 
+static int prepare_step_dir(spank_t sp);
+
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
-	(void)sp;
 	(void)ac;
 	(void)av;
 	switch (spank_context()) {
@@ -131,7 +135,9 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		return post_opt_submit(true);
 	case S_CTX_ALLOCATOR:
 		return post_opt_submit(false);
-	default: /* slurmstepd checks in task_init, where a failure reaches the task */
+	case S_CTX_REMOTE: /* checks in task_init, where a failure reaches the task */
+		return prepare_step_dir(sp);
+	default:
 		return 0;
 	}
 }
@@ -279,11 +285,25 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	return spank_context() == S_CTX_REMOTE ? wrap_this_task(sp) : 0;
 }
 
+/* Whether this step's tasks are wrapped, and so get a step directory. */
+static bool wants_step_dir(spank_t sp)
+{
+	return dist_options_active() && is_srun_step(sp) && !is_mpi_daemon_step(sp);
+}
+
+/* slurmstepd (root), before the tasks are forked. */
+static int prepare_step_dir(spank_t sp)
+{
+	if (wants_step_dir(sp))
+		nodedir_prepare();
+	return 0;
+}
+
 /* slurmstepd, once per step on each node, with the job's user as effective
  * ids: the step's private directory on this node (nodedir.h). */
 static int make_step_dir(spank_t sp)
 {
-	if (dist_options_active() && is_srun_step(sp) && !is_mpi_daemon_step(sp))
+	if (wants_step_dir(sp))
 		nodedir_make(sp);
 	return 0;
 }

@@ -66,17 +66,30 @@ static const char *base_dir(void)
 	return tmp && tmp[0] == '/' ? tmp : "/tmp";
 }
 
-/* The plugin's directory for this step on this node. */
+/* The plugin's directory for this step on this node. slurmstepd made it in
+ * its own mount namespace; under a job container (job_container/tmpfs,
+ * namespace/tmpfs) this task has another /tmp, where it is missing: the
+ * node's first task to get here makes it, under the same name (random,
+ * from mkdtemp; the job's /tmp is the job's own), and the plugin removes
+ * it from there at the step's end. */
 static int open_handed(const char *path, struct stepdir *dir, struct dist_err *err)
 {
+	bool made_here;
+
 	if (path[0] != '/' || strlen(path) >= sizeof(dir->path))
 		return dist_err_set(err,
 		                    "refusing %s for the step's files: not an absolute path "
 		                    "of at most %zu bytes",
 		                    path, sizeof(dir->path) - 1);
+	made_here = mkdir(path, 0700) == 0;
+	if (!made_here && errno != EEXIST)
+		return dist_err_set(err, "cannot use %s for the step's files: %s", path,
+		                    strerror(errno));
 	dir->fd = open_checked(AT_FDCWD, path, path, err);
 	if (dir->fd < 0)
 		return -1;
+	if (made_here)
+		fchmod(dir->fd, 0700); /* whatever the umask took away */
 	strcpy(dir->path, path);
 	return 0;
 }

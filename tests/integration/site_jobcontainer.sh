@@ -11,13 +11,14 @@
 #   - the profile works: jobs have their own /tmp, ten jobs in a row start;
 #   - --dist-mode=ddp trains across 3 nodes with the PyTorch client (on 24.11
 #     with PMIX_MCA_gds=hash, see below);
-#   - KNOWN BUG (issue 21): --dist-mode=mpi fails on every node with
-#     "cannot use /tmp/slurm-dist.job... for the step's files": the plugin
-#     makes the step directory outside the job's mount namespace
-#     (spank/nodedir.c), the tasks look for it inside. The check asserts that
-#     failure and fails, asking to be turned into a success check, as soon as
-#     the step runs;
-#   - from 24.11, with SlurmdParameters=contain_spank, mode mpi works.
+#   - every mode in one job, step after step: mpi (hostfiles, mpi4py native
+#     and under mpirun in the launcher form), ps (every TF_CONFIG address
+#     bound and connected), ascend (rank table against each node's
+#     hccn.conf), binding shared through the step's directory, the network
+#     check, a bad input; the step directory made in the job's own /tmp
+#     (issue 21: it was made outside the job's namespace), none left in the
+#     job's /tmp or the node's, and no error logged at a step's end;
+#   - the same from 24.11 with SlurmdParameters=contain_spank.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -46,13 +47,13 @@ source "$here/lib.sh"
 # The profile is on: a file a job writes to /tmp is in the job's own /tmp,
 # not in the node's (testcluster.sh's $TC_DIR/tmp/tcnK), and the next job
 # does not see it.
-run_srun tmp1 -N3 --ntasks-per-node=1 bash -c 'echo "$SLURM_JOB_ID" >/tmp/jc-probe && cat /tmp/jc-probe'
+run_srun tmp1 -N3 -n3 --ntasks-per-node=1 bash -c 'echo "$SLURM_JOB_ID" >/tmp/jc-probe && cat /tmp/jc-probe'
 [ "$RC" -eq 0 ] || { cat "$WORK/tmp1.err" >&2; fail "a job under job_container/tmpfs failed ($RC)"; }
 assert_count "$WORK/tmp1.out" '^[0-9][0-9]*$' 3
 for k in 1 2 3; do
 	[ ! -e "$TC_DIR/tmp/tcn$k/jc-probe" ] || fail "the job wrote to tcn$k's own /tmp: no job container"
 done
-run_srun tmp2 -N3 --ntasks-per-node=1 bash -c 'if [ -e /tmp/jc-probe ]; then echo SEEN; else echo PRIVATE; fi'
+run_srun tmp2 -N3 -n3 --ntasks-per-node=1 bash -c 'if [ -e /tmp/jc-probe ]; then echo SEEN; else echo PRIVATE; fi'
 [ "$RC" -eq 0 ] || { cat "$WORK/tmp2.err" >&2; fail "second job failed ($RC)"; }
 assert_count "$WORK/tmp2.out" '^PRIVATE$' 3
 
@@ -78,34 +79,128 @@ fi
 [ "$RC" -eq 0 ] || { cat "$WORK/train.err" >&2; fail "ddp under a job container: srun exited $RC"; }
 assert_ddp_ok "$WORK/train.out" 6
 
-# KNOWN BUG (issue 21): mode mpi's step directory. On a Slurm without PMIx
-# the hostfiles are for an MPI other than Open MPI 5+ (mpi_native.sh).
-[ "$XMPI" = pmix ] || files_path=$(path_without_ompi bash cat paste)
-PATH=${files_path:-$PATH} run_srun mpi --mpi="$XMPI" --dist-mode=mpi -N3 --ntasks-per-node=1 \
-	bash -c 'cat "$OMPI_MCA_orte_default_hostfile" >/dev/null && echo MPI-STEP-OK'
-if [ "$RC" -eq 0 ]; then
-	cat "$WORK/mpi.out" >&2
-	fail "--dist-mode=mpi now runs under a job container: issue 21's step-directory bug looks fixed; make this a success check (hostfiles as in mpi_native.sh) and update docs/admin.md"
+# Every mode in one job, step after step, as a batch script would run them:
+# the job's /tmp lasts as long as the job, so the hccn.conf files and any
+# step directory a step failed to remove are still there for the next step
+# to see. Each step's output, errors and exit status land in $WORK.
+cp "$TESTS_DIR/mpi_allreduce.py" "$TESTS_DIR/tf_connect.py" "$TESTS_DIR/ascend_check.py" "$WORK/"
+# On a Slurm without PMIx mode mpi's native steps are for an MPI other than
+# Open MPI 5+ (mpi_native.sh): a PATH without that mpirun.
+[ "$XMPI" = pmix ] || files_path=$(path_without_ompi salloc bash paste ls wc dirname taskset sed touch)
+cat >"$WORK/steps.sh" <<'STEPS'
+set -u
+W=$1 PY=$2 XMPI=$3 TRAIN=$4 SET=$5
+step() {
+	local name=$1
+	shift
+	rc=0
+	timeout 120 srun "$@" >"$W/$name.out" 2>"$W/$name.err" || rc=$?
+	echo "$rc" >"$W/$name.rc"
+}
+export DIST_HCCN_CONF=/tmp/dist-test-hccn.conf
+step hccn -N3 -n3 --ntasks-per-node=1 bash -c '
+	k=${SLURMD_NODENAME#tcn}
+	for d in 0 1 2 3 4 5 6 7; do echo "address_$d=192.168.$((100 + d)).$k"; done >"$DIST_HCCN_CONF"'
+step files --mpi="$XMPI" --dist-mode=mpi -N3 --ntasks-per-node=2 bash -c '
+	echo "$(paste -sd" " "$OMPI_MCA_orte_default_hostfile") $(ls "$(dirname "$OMPI_MCA_orte_default_hostfile")" | paste -sd" ") FILES-OK"'
+if [ "$SET" = all ] && [ "$XMPI" = pmix ]; then
+	step native --mpi=pmix --dist-mode=mpi -N3 --ntasks-per-node=2 "$PY" "$W/mpi_allreduce.py"
+	step launcher --dist-mode=mpi --dist-launcher -N3 -n3 --ntasks-per-node=1 \
+		bash -c "exec mpirun --allow-run-as-root -np 3 $PY $W/mpi_allreduce.py"
 fi
-assert_contains "$WORK/mpi.err" "for the step's files"
-assert_contains "$WORK/mpi.err" "/tmp/slurm-dist.job"
-assert_not_contains "$WORK/mpi.out" "MPI-STEP-OK"
-assert_no_node_drained
-echo "site_jobcontainer: KNOWN BUG (issue 21): --dist-mode=mpi fails under job_container/tmpfs (step directory made outside the job's namespace), as expected today"
+[ "$SET" = all ] && step ps --mpi="$XMPI" --dist-mode=ps --dist-ps=2 -N3 --ntasks-per-node=2 "$PY" "$W/tf_connect.py"
+[ "$SET" = all ] && step ascend --mpi="$XMPI" --dist-mode=ascend -N3 --ntasks-per-node=2 "$PY" "$W/ascend_check.py"
+[ "$SET" = all ] && step bind --mpi="$XMPI" --dist-mode=ddp --dist-explain -N3 --ntasks-per-node=2 --gpus-per-node=2 bash -c '
+	d=$(echo "${TMPDIR:-/tmp}"/slurm-dist.job$SLURM_JOB_ID.step$SLURM_STEP_ID.*)
+	test -s "$d/topology.xml" && test -s "$d/bind-plan" && echo "BIND-OK gpus=$CUDA_VISIBLE_DEVICES cpus=$(taskset -cp $$ | sed "s/.*: //")"'
+[ "$SET" = all ] && step check --mpi="$XMPI" --dist-mode=ddp --dist-check=net -N3 --ntasks-per-node=2 "$PY" "$TRAIN"
+[ "$SET" = all ] && DIST_HCCN_CONF=/tmp/none.conf step bad --mpi="$XMPI" --dist-mode=ascend -N3 -n3 --ntasks-per-node=1 \
+	bash -c "touch $W/bad-started"
+# No step left its directory behind in the job's /tmp, and the one a step
+# is running in is its own.
+step left -N3 -n3 --ntasks-per-node=1 bash -c 'echo "LEFT $(ls -d /tmp/slurm-dist.* 2>/dev/null | wc -l)"'
+step own --dist-mode=mpi -N3 -n3 --ntasks-per-node=1 bash -c \
+	'echo "OWN $(ls -d /tmp/slurm-dist.* | wc -l) $(ls -d /tmp/slurm-dist.job$SLURM_JOB_ID.step$SLURM_STEP_ID.*)"'
+STEPS
+# SET: all, or only the steps that show the step directory's life (files, left, own).
+run_steps() {
+	rm -f "$WORK"/*.rc
+	RC=0
+	PATH=${files_path:-$PATH} timeout 400 salloc -N3 --ntasks-per-node=2 --gpus-per-node=2 \
+		bash "$WORK/steps.sh" "$WORK" "$PY" "$XMPI" "$TRAIN" "$1" >"$WORK/salloc.out" 2>"$WORK/salloc.err" || RC=$?
+	[ "$RC" -eq 0 ] || { cat "$WORK/salloc.err" >&2; fail "the allocation of the mode steps exited $RC"; }
+}
+step_ok() {
+	[ "$(cat "$WORK/$1.rc" 2>/dev/null)" = 0 ] || {
+		cat "$WORK/$1.err" >&2
+		fail "step $1 under a job container exited $(cat "$WORK/$1.rc" 2>/dev/null || echo '(not run)')"
+	}
+}
+run_steps all
+step_ok hccn
+# Mode mpi: every task reads the node's hostfile from the step's directory,
+# made in the job's own /tmp (issue 21: it was made outside the job's mount
+# namespace, and every task failed "cannot use /tmp/slurm-dist.job...").
+step_ok files
+assert_count "$WORK/files.out" '^10.77.0.1 slots=2 10.77.0.2 slots=2 10.77.0.3 slots=2 .*FILES-OK$' 6
+if [ "$XMPI" = pmix ]; then
+	step_ok native
+	for r in 0 1 2 3 4 5; do assert_count "$WORK/native.out" "^MPI-OK rank=$r size=6 " 1; done
+	step_ok launcher
+	assert_count "$WORK/launcher.out" '^MPI-OK rank=[0-2] size=3 host=tcn[1-3]$' 3
+fi
+step_ok ps
+assert_count "$WORK/ps.out" '^TF-OK type=ps index=[01] accepted=5 connected=5$' 2
+assert_count "$WORK/ps.out" '^TF-OK type=worker index=[0-3] accepted=5 connected=5$' 4
+step_ok ascend
+for k in 1 2 3; do
+	assert_count "$WORK/ascend.out" "^ASC-OK rank=[0-5] server=10\.77\.0\.$k device=[01] ip=192\.168\.10[01]\.$k host=tcn$k$" 2
+done
+# Binding: one topology discovery a node, shared through the step's
+# directory; each task of a node on its own GPU and CPUs.
+step_ok bind
+assert_count "$WORK/bind.out" '^BIND-OK gpus=0,1 cpus=' 6
+for k in 1 2 3; do
+	assert_count "$WORK/bind.err" "^dist-shim: tcn$k rank [0-5]: 0 *0 " 1
+	assert_count "$WORK/bind.err" "^dist-shim: tcn$k rank [0-5]: 1 *1 " 1
+done
+step_ok check
+assert_ddp_ok "$WORK/check.out" 6
+# Bad input: one line, nothing started.
+[ "$(cat "$WORK/bad.rc")" != 0 ] || fail "mode ascend without its hccn.conf exited 0 under a job container"
+assert_contains "$WORK/bad.err" "/tmp/none.conf"
+[ ! -e "$WORK/bad-started" ] || fail "a task started without its hccn.conf"
+# No step left its directory in the job's /tmp or the node's, and none
+# logged an error at its end.
+check_dirs_removed() {
+	step_ok left
+	assert_count "$WORK/left.out" '^LEFT 0$' 3
+	step_ok own
+	assert_count "$WORK/own.out" '^OWN 1 /tmp/slurm-dist\.job[0-9]*\.step[0-9]*\.[A-Za-z0-9]*$' 3
+	for k in 1 2 3; do
+		[ -z "$(ls -d "$TC_DIR/tmp/tcn$k"/slurm-dist.* 2>/dev/null)" ] ||
+			fail "a step directory stayed in tcn$k's own /tmp: $(ls -d "$TC_DIR/tmp/tcn$k"/slurm-dist.*)"
+	done
+	cat "$TC_DIR"/log/slurmd.tcn*.log >"$WORK/slurmd.log"
+	assert_not_contains "$WORK/slurmd.log" "step's directory"
+	assert_no_node_drained
+}
+check_dirs_removed
+echo "site_jobcontainer: every mode works under job_container/tmpfs; no step left its directory"
 
 # From 24.11 a site can set SlurmdParameters=contain_spank: the plugin's
-# slurmstepd callbacks then run inside the job's namespace, and mode mpi's
-# step works (every node's hostfile names the three nodes).
+# user_init then runs inside the job's namespace (and makes the directory
+# there) but slurm_spank_exit does not: the removal must still find it.
 if slurm_at_least 24.11; then
 	sed -i 's/^SlurmdParameters=config_overrides$/SlurmdParameters=config_overrides,contain_spank/' "$SLURM_CONF"
 	grep -q '^SlurmdParameters=.*contain_spank' "$SLURM_CONF" || fail "could not set contain_spank in $SLURM_CONF"
 	# Only slurmd reads it: restart them (no `scontrol reconfigure`, which
 	# from 23.11 restarts slurmd itself and races with this restart).
 	restart_all_slurmd
-	PATH=${files_path:-$PATH} run_srun mpi_cs --mpi="$XMPI" --dist-mode=mpi -N3 --ntasks-per-node=1 \
-		bash -c 'echo "$(cat "$OMPI_MCA_orte_default_hostfile" | paste -sd" ") MPI-STEP-OK"'
-	[ "$RC" -eq 0 ] || { cat "$WORK/mpi_cs.err" >&2; fail "--dist-mode=mpi with contain_spank: srun exited $RC"; }
-	assert_count "$WORK/mpi_cs.out" '^10.77.0.1 slots=1 10.77.0.2 slots=1 10.77.0.3 slots=1 MPI-STEP-OK$' 3
-	echo "site_jobcontainer: with SlurmdParameters=contain_spank, --dist-mode=mpi works"
+	run_steps dir
+	step_ok files
+	assert_count "$WORK/files.out" '^10.77.0.1 slots=2 10.77.0.2 slots=2 10.77.0.3 slots=2 .*FILES-OK$' 6
+	check_dirs_removed
+	echo "site_jobcontainer: with SlurmdParameters=contain_spank, mode mpi works and no step left its directory"
 fi
 echo "site_jobcontainer: OK"
