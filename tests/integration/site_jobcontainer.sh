@@ -86,7 +86,7 @@ assert_ddp_ok "$WORK/train.out" 6
 cp "$TESTS_DIR/mpi_allreduce.py" "$TESTS_DIR/tf_connect.py" "$TESTS_DIR/ascend_check.py" "$WORK/"
 # On a Slurm without PMIx mode mpi's native steps are for an MPI other than
 # Open MPI 5+ (mpi_native.sh): a PATH without that mpirun.
-[ "$XMPI" = pmix ] || files_path=$(path_without_ompi salloc bash paste ls wc dirname taskset sed touch)
+[ "$XMPI" = pmix ] || files_path=$(path_without_ompi salloc sbatch scontrol sleep hostname bash paste ls wc dirname taskset sed touch)
 cat >"$WORK/steps.sh" <<'STEPS'
 set -u
 W=$1 PY=$2 XMPI=$3 TRAIN=$4 SET=$5
@@ -187,6 +187,43 @@ check_dirs_removed() {
 }
 check_dirs_removed
 echo "site_jobcontainer: every mode works under job_container/tmpfs; no step left its directory"
+
+# A requeued job gets a new job container, so a new /tmp: each attempt's
+# mode mpi step has its own directory there. slurmctld holds a requeued job
+# back about two minutes (requeue.sh waits for it); here the test starts the
+# second attempt 10 s after the requeue (StartTime=now), which changes
+# nothing the job sees. Not at once: Slurm 22.05's slurmd, asked within a
+# second or two, starts the second attempt without a prolog or extern step,
+# so without a job container ("container_p_join: open failed for
+# .../.ns"), with or without the plugin.
+cat >"$WORK/requeue.sh" <<JOB
+#!/bin/bash
+#SBATCH --dist-mode=mpi -N3 --ntasks-per-node=1 --requeue --open-mode=append
+srun --mpi=$XMPI bash -c 'echo "ATTEMPT \${SLURM_RESTART_COUNT:-0} \$(hostname) \$(paste -sd" " "\$OMPI_MCA_orte_default_hostfile") \$(ls -d /tmp/slurm-dist.* | wc -l)"'
+if [ -z "\${SLURM_RESTART_COUNT:-}" ]; then
+	scontrol requeue \$SLURM_JOB_ID
+	sleep 120 # ended by the requeue
+	echo NOT-REQUEUED
+	exit 1
+fi
+JOB
+JOB=$(PATH=${files_path:-$PATH} sbatch --parsable -o "$WORK/requeue.out" "$WORK/requeue.sh") ||
+	fail "sbatch requeue.sh was refused"
+deadline=$((SECONDS + 120))
+until [ "$(scontrol show job "$JOB" | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')" = 1 ] &&
+	squeue -h -t PD -j "$JOB" | grep -q .; do
+	[ $SECONDS -lt $deadline ] || { scancel "$JOB"; fail "job $JOB was not requeued within 120 s"; }
+	sleep 1
+done
+sleep 10
+scontrol update JobId="$JOB" StartTime=now || fail "could not release the requeued job $JOB"
+wait_job "$JOB" 120
+[ "$JOB_STATE" = COMPLETED ] || { cat "$WORK/requeue.out" >&2; fail "the requeued job ended $JOB_STATE"; }
+for a in 0 1; do
+	assert_count "$WORK/requeue.out" "^ATTEMPT $a tcn[1-3] 10.77.0.1 slots=1 10.77.0.2 slots=1 10.77.0.3 slots=1 1$" 3
+done
+assert_not_contains "$WORK/requeue.out" NOT-REQUEUED
+echo "site_jobcontainer: a requeued job's second attempt has its own step directory"
 
 # From 24.11 a site can set SlurmdParameters=contain_spank: the plugin's
 # user_init then runs inside the job's namespace (and makes the directory
