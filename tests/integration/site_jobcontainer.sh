@@ -119,7 +119,7 @@ fi
 # No step left its directory behind in the job's /tmp, and the one a step
 # is running in is its own.
 step left -N3 -n3 --ntasks-per-node=1 bash -c 'echo "LEFT $(ls -d /tmp/slurm-dist.* 2>/dev/null | wc -l)"'
-step own --dist-mode=mpi -N3 -n3 --ntasks-per-node=1 bash -c \
+step own --mpi="$XMPI" --dist-mode=mpi -N3 -n3 --ntasks-per-node=1 bash -c \
 	'echo "OWN $(ls -d /tmp/slurm-dist.* | wc -l) $(ls -d /tmp/slurm-dist.job$SLURM_JOB_ID.step$SLURM_STEP_ID.*)"'
 STEPS
 # SET: all, or only the steps that show the step directory's life (files, left, own).
