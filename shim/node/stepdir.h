@@ -4,7 +4,9 @@
  * it for this step on this node as the user, under a name no one can
  * predict, and removes it when the step ends; it reaches the shim in
  * DIST_SHIM_STEPDIR as "PID:PATH", PID being the task's own (a leftover
- * names another process and is ignored). Started by hand, the shim makes
+ * names another process and is ignored); under a job container the task's
+ * /tmp is not slurmstepd's, and the node's first task makes the same name
+ * there (the plugin removes it from there too). Started by hand, the shim makes
  * ${TMPDIR:-/tmp}/slurm-dist.UID.jobJ.stepS.HOST.rN itself (per node and
  * per attempt, N being SLURM_RESTART_COUNT), which stays. Either is used
  * only when it is a directory, not a symlink, this user's, mode 0700; each
