@@ -70,10 +70,7 @@ if [ "${BENCH_HAVE_CC:-0}" = 1 ]; then
 	cp "$BENCH_TOOLS/hop" "$WORK/hop"
 fi
 if [ "$HAVE_PMIX" = 1 ]; then
-	read -ra PMIX_FLAGS <<<"$(pkg-config --cflags --libs pmix 2>/dev/null)" ||
-		bench_die "pkg-config knows no pmix (apt-get install libpmix-dev)"
-	"${CC:-cc}" -O2 -o "$WORK/pmixmin" "$BENCH_DIR/pmixmin.c" "${PMIX_FLAGS[@]}" ||
-		bench_die "cannot build bench/pmixmin.c"
+	bench_build_pmixmin "$WORK"
 fi
 LIMIT_MIN=$((3 + (REPS + WARMUP) * 9 * 2 * 3 / 60))
 echo "== launch cost: $(nproc) cores, $NODES nodes x 2 and x $WIDE tasks (overcommitted), $REPS interleaved repetitions (+$WARMUP warm-up)"

@@ -55,6 +55,18 @@ bench_build_tools() {
 	BENCH_HAVE_CC=1
 }
 
+# bench_build_pmixmin DIR: bench/pmixmin.c (the least a PMIx client does)
+# built as DIR/pmixmin; DIR must be one the test nodes see (under TC_DIR:
+# each node has its own /tmp).
+bench_build_pmixmin() {
+	local text flags
+	text=$(pkg-config --cflags --libs pmix 2>/dev/null) ||
+		bench_die "pkg-config knows no pmix (apt-get install libpmix-dev)"
+	read -ra flags <<<"$text"
+	"${CC:-cc}" -O2 -o "$1/pmixmin" "$BENCH_DIR/pmixmin.c" "${flags[@]}" ||
+		bench_die "cannot build bench/pmixmin.c"
+}
+
 # Paths removed when the script exits, however it exits.
 BENCH_CLEANUP=()
 bench_cleanup() {

@@ -87,13 +87,10 @@ fi
 
 bench_build_tools
 [ "$BENCH_HAVE_CC" = 1 ] || bench_die "pmix_floor.sh needs a C compiler for bench/pmixmin.c"
-read -ra PMIX_FLAGS <<<"$(pkg-config --cflags --libs pmix 2>/dev/null)" ||
-	bench_die "pkg-config knows no pmix (apt-get install libpmix-dev)"
 WORK=$TC_DIR/bench-pmix.$$
 mkdir -p "$WORK"
 BENCH_CLEANUP+=("$WORK")
-"${CC:-cc}" -O2 -o "$WORK/pmixmin" "$BENCH_DIR/pmixmin.c" "${PMIX_FLAGS[@]}" ||
-	bench_die "cannot build bench/pmixmin.c"
+bench_build_pmixmin "$WORK"
 
 echo "== PMIx floor: $(nproc) cores, $NODES nodes x $PER_NODE tasks, --mpi=pmix, $REPS interleaved repetitions (+1 warm-up)"
 LIMIT_MIN=$((2 + (REPS + 1) * ${#KINDS[@]} / 60))
