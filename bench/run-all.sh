@@ -6,7 +6,8 @@
 #   bench/run-all.sh [BUILD_DIR]
 #
 # BUILD_DIR (default build/) must hold spank/spank_dist.so, shim/dist-shim and
-# tools/dist-scale. Runs exec_hop.sh and scale.sh (no cluster), then brings the
+# tools/dist-scale. Runs exec_hop.sh and scale.sh (no cluster), nodes.sh (its
+# own clusters of 3 to 32 nodes, in namespaces of their own), then brings the
 # local test cluster up with that plugin and shim (contrib/slurm/testcluster.sh
 # up: a running test cluster is restarted, its state wiped), runs
 # srun_step.sh, pmix_floor.sh, launch_cost.sh (3 x 2 and 3 x 24 tasks),
@@ -14,13 +15,15 @@
 # ends. Needs root (the cluster).
 # About 8 minutes on a 2-core machine with the defaults, of which about 2 for
 # the scale simulation (scale.sh: BENCH_SCALE_NODES, BENCH_SCALE_REPS) and 3
-# for launch_cost.sh.
+# for launch_cost.sh, plus about 14 for nodes.sh (BENCH_NODES_SIZES,
+# BENCH_NODES_REPS; its table and plot go to BENCH_NODES_OUT).
 #
 # Repetitions (see each script): BENCH_REPS (exec hop, 200), BENCH_STEP_REPS
 # (srun steps, 10), BENCH_PMIX_REPS (PMIx floor, 6), BENCH_COST_REPS (launch
 # cost, 5), BENCH_RDV_REPS (rendezvous, 2), BENCH_CHECK_REPS
-# (--dist-check=net, 10); BENCH_QUICK=1 sets them to 50, 3, 2, 2, 1 and 3 for
-# a smoke run (about 3 min).
+# (--dist-check=net, 10), BENCH_NODES_REPS (nodes, 5); BENCH_QUICK=1 sets
+# them to 50, 3, 2, 2, 1, 3 and 2 for a smoke run (about 5 min; nodes.sh then
+# runs 3 and 8 nodes only).
 # BENCH_RESULTS=FILE keeps the raw rows.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -36,6 +39,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	export BENCH_REPS=${BENCH_REPS:-50} BENCH_STEP_REPS=${BENCH_STEP_REPS:-3} BENCH_CHECK_REPS=${BENCH_CHECK_REPS:-3}
 	export BENCH_STEP_DIAG_REPS=${BENCH_STEP_DIAG_REPS:-2} BENCH_RDV_REPS=${BENCH_RDV_REPS:-1}
 	export BENCH_PMIX_REPS=${BENCH_PMIX_REPS:-2} BENCH_COST_REPS=${BENCH_COST_REPS:-2}
+	export BENCH_NODES_REPS=${BENCH_NODES_REPS:-2} BENCH_NODES_SIZES=${BENCH_NODES_SIZES:-3x2 8x2}
 fi
 TC=$SRC_DIR/contrib/slurm/testcluster.sh
 
@@ -63,6 +67,11 @@ echo
 echo
 "$BENCH_DIR/scale.sh" "$BUILD"
 echo
+# Before this script's cluster: its own clusters, in namespaces of their own.
+# A size that fails (its table says which) does not stop the others.
+nodes_rc=0
+"$BENCH_DIR/nodes.sh" "$BUILD" || nodes_rc=$?
+echo
 
 echo "== bringing the test cluster up with $PLUGIN"
 TC_PLUGIN=$PLUGIN TC_SHIM=$SHIM_BUILD timeout 300 "$TC" up 2>&1 | tail -1
@@ -86,4 +95,5 @@ awk -F'\t' '
 	{ printf "%-10s  %-55s  %-20s  %-26s  %6.2fx  %4d\n", $1, substr($2, 1, 55),
 		sprintf("%s %.*f ms", $3, ($4 < 100 ? 2 : 0), $4), sprintf("%s %.*f ms", $5, ($6 < 100 ? 2 : 0), $6), $7, $8 }' "$BENCH_RESULTS"
 echo
+[ "$nodes_rc" -eq 0 ] || echo "bench: warning: nodes.sh failed (exit $nodes_rc): see its output above" >&2
 echo "== taking the test cluster down"
