@@ -21,9 +21,40 @@ int dist_bind_policy_parse(const char *option, const char *text, enum dist_bind_
 	return 0;
 }
 
+bool dist_slurm_bind_given(const char *value)
+{
+	for (const char *p = value; p && *p;) {
+		size_t k = strcspn(p, ",");
+
+		if (k > 0 && !(k == 5 && strncmp(p, "quiet", 5) == 0) &&
+		    !(k == 7 && strncmp(p, "verbose", 7) == 0))
+			return true;
+		p += k + (p[k] == ',');
+	}
+	return false;
+}
+
+bool dist_slurm_gpu_bind(const char *tres_bind, const char **what, size_t *len)
+{
+	for (const char *p = tres_bind; p && *p;) {
+		size_t k = strcspn(p, ";");
+		const char *entry = strncmp(p, "gres/", 5) == 0 ? p + 5 : p;
+
+		if ((size_t)(entry - p) + 4 <= k && strncmp(entry, "gpu:", 4) == 0) {
+			*what = entry + 4;
+			*len = k - (size_t)(entry + 4 - p);
+			return *len > 0;
+		}
+		p += k + (p[k] == ';');
+	}
+	return false;
+}
+
 static int32_t gpu_of(const struct dist_bind_input *in, uint32_t local_rank)
 {
-	return in->ngpus ? (int32_t)(local_rank % in->ngpus) : -1;
+	if (in->ngpus == 0)
+		return -1;
+	return in->gpu_first ? 0 : (int32_t)(local_rank % in->ngpus);
 }
 
 static bool same_locality(const struct dist_locality *a, const struct dist_locality *b)
@@ -45,6 +76,9 @@ static bool contains(const uint32_t *set, size_t n, uint32_t cpu)
 static bool localities_usable(const struct dist_bind_input *in)
 {
 	uint32_t used = in->ngpus < in->local_size ? in->ngpus : in->local_size;
+
+	if (in->gpu_first && used > 1)
+		used = 1;
 
 	if (!in->localities)
 		return false;
@@ -126,8 +160,8 @@ int dist_bind_plan_for(const struct dist_bind_input *in, uint32_t local_rank,
 		dist_bind_plan_free(plan);
 		return dist_err_set(err, "out of memory");
 	}
-	npool = pool_of(in, locality, pool);
-	if (in->task_bound) {
+	npool = in->keep_cpus ? pool_of(in, NULL, pool) : pool_of(in, locality, pool);
+	if (in->task_bound || in->keep_cpus || in->gpu_first) {
 		index = 0;
 		count = 1;
 	} else {

@@ -43,6 +43,13 @@ struct dist_bind_input {
 	/* Slurm already bound each task to its own CPUs (task/affinity,
 	 * --cpu-bind): keep all of them instead of sharing them out again. */
 	bool task_bound;
+	/* The user chose Slurm's CPU binding (--cpu-bind): the task keeps
+	 * exactly the CPUs Slurm left it, none taken away. */
+	bool keep_cpus;
+	/* Slurm gave each task its own GPUs (--gpu-bind, --gpus-per-task): the
+	 * task's GPU is the first of its own list, near which it shares CPUs
+	 * with no other task. */
+	bool gpu_first;
 };
 
 struct dist_bind_plan {
@@ -55,6 +62,16 @@ struct dist_bind_plan {
 int dist_bind_plan_for(const struct dist_bind_input *in, uint32_t local_rank,
                        struct dist_bind_plan *plan, struct dist_err *err);
 void dist_bind_plan_free(struct dist_bind_plan *plan);
+
+/* Whether srun's SLURM_CPU_BIND or SLURM_GPU_BIND (as the user's
+ * --cpu-bind/--gpu-bind left them, "quiet,cores", "verbose,closest") asks
+ * Slurm for a binding: anything but the words "quiet" and "verbose". */
+bool dist_slurm_bind_given(const char *value);
+
+/* Whether Slurm binds GPUs to tasks, from the step's SLURMD_TRES_BIND
+ * ("gpu:closest", "gpu:verbose,single:1", "gres/gpu:per_task:1", several
+ * separated by ';'): *WHAT (length *LEN) is the GPU part after "gpu:". */
+bool dist_slurm_gpu_bind(const char *tres_bind, const char **what, size_t *len);
 
 /* "0-3,8,10-11": compact CPU list, as taskset and Slurm print them. */
 int dist_cpu_list_format(const uint32_t *cpus, size_t n, char *buf, size_t len);

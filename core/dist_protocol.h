@@ -13,6 +13,9 @@
 /* The step's private directory on this node, made by the plugin as the
  * user ("PID:PATH", PID the task's own: shim/node/stepdir.h). */
 #define DIST_SHIM_ENV_STEPDIR "DIST_SHIM_STEPDIR"
+/* Which binding the user asked of Slurm itself ("cpu", "gpu", "cpu,gpu";
+ * unset: none): the shim leaves that one to Slurm (spank/userbind.h). */
+#define DIST_SHIM_ENV_USER_BIND "DIST_SHIM_USER_BIND"
 /* The launcher relay's key, drawn by srun's plugin for each step and sent
  * to its tasks only (a SLURM_ name: srun keeps those under --export=NONE). */
 #define DIST_SHIM_ENV_RELAY_KEY "SLURM_DIST_RELAY_KEY"
@@ -32,7 +35,7 @@
 #define DIST_SHIM_ENV_OTHERS                                                                       \
 	{                                                                                          \
 		DIST_SHIM_ENV_PORT_RANGE, DIST_SHIM_ENV_TIMEOUT, DIST_SHIM_ENV_ARGV0,              \
-		        DIST_SHIM_ENV_STEPDIR, DIST_SHIM_ENV_RELAY_KEY                             \
+		        DIST_SHIM_ENV_STEPDIR, DIST_SHIM_ENV_USER_BIND, DIST_SHIM_ENV_RELAY_KEY    \
 	}
 
 #endif

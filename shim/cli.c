@@ -82,6 +82,19 @@ static int parse_timeout(const char *text, unsigned *timeout_s, struct dist_err 
 	return 0;
 }
 
+/* What the user asked Slurm to bind: CPUs, from the plugin's
+ * DIST_SHIM_USER_BIND ("cpu"; only srun's environment tells, see
+ * spank/userbind.h); GPUs, from the step's SLURMD_TRES_BIND. */
+static struct bind_slurm slurm_binds(void)
+{
+	const char *cpu = getenv(DIST_SHIM_ENV_USER_BIND);
+	struct bind_slurm slurm = {.cpus = cpu && strstr(cpu, "cpu") != NULL};
+
+	slurm.gpus = dist_slurm_gpu_bind(getenv("SLURMD_TRES_BIND"), &slurm.gpu_bind,
+	                                 &slurm.gpu_bind_len);
+	return slurm;
+}
+
 static void defaults(struct cli *cli)
 {
 	cli->action = CLI_RUN;
@@ -95,6 +108,7 @@ static void defaults(struct cli *cli)
 	cli->npu_isolate = false;
 	cli->bind = DIST_BIND_AUTO;
 	cli->explain = false;
+	cli->slurm = slurm_binds();
 	cli->check.net = false;
 	cli->check.timeout_s = DIST_CHECK_TIMEOUT_DEFAULT;
 	cli->topology = NULL;

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "bind/bind.h"
 #include "dist_bind.h"
 #include "dist_check.h"
 #include "dist_err.h"
@@ -26,6 +27,7 @@ struct cli {
 	bool npu_isolate;           /* --npu-isolate (mode ascend) */
 	enum dist_bind_policy bind; /* --bind */
 	bool explain;               /* --explain: print the binding */
+	struct bind_slurm slurm;    /* what the user asked Slurm to bind (the plugin says) */
 	struct dist_check check;    /* --check: what to prove before the program starts */
 	const char *topology;       /* --topology FILE (explaining a recorded node) */
 	const char *gpus;           /* --gpus LIST (idem) */

@@ -187,7 +187,8 @@ static void bind_or_warn(const struct task *t)
 
 	if (t->cli.bind == DIST_BIND_NONE || t->cli.launcher)
 		return;
-	if (bind_task(&t->world, t->dir.fd >= 0 ? &t->dir : NULL, t->cli.explain, &err))
+	if (bind_task(&t->world, t->dir.fd >= 0 ? &t->dir : NULL, t->cli.slurm, t->cli.explain,
+	              &err))
 		msg_warn("not binding this task: %s", err.msg);
 }
 

@@ -35,6 +35,7 @@
 #include "nodedir.h"
 #include "options.h"
 #include "stepnodes.h"
+#include "userbind.h"
 #include "wrap.h"
 
 SPANK_PLUGIN(dist, 1);
@@ -238,7 +239,8 @@ static int set_shim_env(spank_t sp)
 		if (set_one(sp, dist_opts[id].env, dist_option_set((enum dist_opt_id)id)))
 			return -1;
 	if (set_one(sp, DIST_SHIM_ENV_PORT_RANGE, config.port_range) ||
-	    set_one(sp, DIST_SHIM_ENV_TIMEOUT, config.timeout[0] ? config.timeout : NULL))
+	    set_one(sp, DIST_SHIM_ENV_TIMEOUT, config.timeout[0] ? config.timeout : NULL) ||
+	    set_one(sp, DIST_SHIM_ENV_USER_BIND, userbind_value()))
 		return -1;
 	return 0;
 }
@@ -303,8 +305,10 @@ static int prepare_step_dir(spank_t sp)
  * ids: the step's private directory on this node (nodedir.h). */
 static int make_step_dir(spank_t sp)
 {
-	if (wants_step_dir(sp))
+	if (wants_step_dir(sp)) {
+		userbind_note(sp);
 		nodedir_make(sp);
+	}
 	return 0;
 }
 

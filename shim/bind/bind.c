@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/msg.h"
 #include "bind/bind_plan.h"
 #include "bind/rdma.h"
 #include "bind/topo.h"
@@ -48,10 +49,29 @@ static void free_view(struct topo_view *view)
 	free(view->allowed);
 }
 
-static struct dist_bind_input input_of(const struct topo_view *view, uint32_t local_size)
+static struct dist_bind_input input_of(const struct topo_view *view, uint32_t local_size,
+                                       struct bind_slurm slurm)
 {
 	return (struct dist_bind_input){view->allowed,    view->nallowed, view->ngpus,
-	                                view->localities, local_size,     view->task_bound};
+	                                view->localities, local_size,     view->task_bound,
+	                                slurm.cpus,       slurm.gpus};
+}
+
+/* Once for the step: which of its own bindings the shim leaves to Slurm.
+ * Not for --gpus-per-task alone, whose per-task GPUs are the usual case. */
+static void say_slurm_binds(const struct dist_world *w, struct bind_slurm slurm)
+{
+	bool gpus = slurm.gpus && strncmp(slurm.gpu_bind, "per_task:", 9) != 0;
+
+	if (w->rank != 0 || !(slurm.cpus || gpus))
+		return;
+	msg_info("%s%s%s%.*s%s",
+	         slurm.cpus ? "--cpu-bind given: each task keeps the CPUs Slurm "
+	                      "bound it to"
+	                    : "",
+	         slurm.cpus && gpus ? "; " : "", gpus ? "Slurm binds GPUs to tasks (" : "",
+	         gpus ? (int)slurm.gpu_bind_len : 0, gpus ? slurm.gpu_bind : "",
+	         gpus ? "): each task's GPU is the first of those it sees (device 0)" : "");
 }
 
 int bind_explain_node(const char *topology, const char *gpus, uint32_t tasks, struct dist_err *err)
@@ -62,7 +82,7 @@ int bind_explain_node(const char *topology, const char *gpus, uint32_t tasks, st
 
 	if (topo_read(topology, gpus, &view, err))
 		return -1;
-	in = input_of(&view, tasks);
+	in = input_of(&view, tasks, (struct bind_slurm){.cpus = false});
 	printf("%-10s %-6s %-24s %-10s %s\n", "local_rank", "gpu", "cpus", "nic",
 	       "OMP_NUM_THREADS");
 	for (uint32_t r = 0; r < tasks && rc == 0; r++) {
@@ -143,7 +163,8 @@ static void explain_task(const struct dist_world *w, const char *gpus,
 /* Plans this task from the topology (hwloc); the node's first task also
  * shares the plan of every task of the node (SHARE, when open). */
 static int plan_from_topology(const struct dist_world *w, const struct stepdir *share,
-                              const char *gpus, struct dist_bind_plan *plan, struct bind_nic *nic,
+                              const char *gpus, struct bind_slurm slurm,
+                              struct dist_bind_plan *plan, struct bind_nic *nic,
                               struct dist_err *err)
 {
 	struct topo_view view;
@@ -154,7 +175,7 @@ static int plan_from_topology(const struct dist_world *w, const struct stepdir *
 	if (share ? topo_read_shared(share, w->local_rank == 0, TOPOLOGY_WAIT_S, gpus, &view, err)
 	          : topo_read(NULL, gpus, &view, err))
 		return -1;
-	in = input_of(&view, w->local_size);
+	in = input_of(&view, w->local_size, slurm);
 	/* The plan first: the node's other tasks wait for it; the topology is
 	 * only for those that cannot take their line of it. */
 	if (share && w->local_rank == 0) {
@@ -165,7 +186,7 @@ static int plan_from_topology(const struct dist_world *w, const struct stepdir *
 		}
 	}
 	rc = dist_bind_plan_for(&in, w->local_rank, plan, err);
-	if (rc == 0)
+	if (rc == 0 && !slurm.cpus)
 		rc = topo_bind(plan->cpus, plan->ncpus, err);
 	if (rc == 0)
 		*nic = bind_nic_inspect(plan);
@@ -173,23 +194,30 @@ static int plan_from_topology(const struct dist_world *w, const struct stepdir *
 	return rc;
 }
 
-int bind_task(const struct dist_world *w, const struct stepdir *share, bool explain,
-              struct dist_err *err)
+int bind_task(const struct dist_world *w, const struct stepdir *share, struct bind_slurm slurm,
+              bool explain, struct dist_err *err)
 {
 	const char *gpus = getenv("CUDA_VISIBLE_DEVICES");
 	struct dist_bind_plan plan = {.cpus = NULL};
 	struct bind_nic nic = {.active = true, .gid = -1};
 	int rc = 1;
 
+	/* Under Slurm's GPU binding each task numbers its GPUs from 0 (the
+	 * devices cgroup, CUDA_VISIBLE_DEVICES): one task's plan or topology
+	 * would name another's GPUs. Each plans alone. */
+	if (slurm.gpus)
+		share = NULL;
 	/* Every task but the node's first: its line of the node's plan. */
 	if (share && w->local_rank != 0)
 		rc = bind_plan_take(share, w->local_rank, gpus, TOPOLOGY_WAIT_S, &plan, &nic, err);
-	if (rc == 0)
-		rc = bind_plan_apply_cpus(plan.cpus, plan.ncpus, err);
-	else {
+	if (rc == 0) {
+		if (!slurm.cpus)
+			rc = bind_plan_apply_cpus(plan.cpus, plan.ncpus, err);
+	} else {
 		dist_bind_plan_free(&plan);
-		rc = plan_from_topology(w, share, gpus, &plan, &nic, err);
+		rc = plan_from_topology(w, share, gpus, slurm, &plan, &nic, err);
 	}
+	say_slurm_binds(w, slurm);
 	if (rc == 0)
 		rc = export_binding_vars(&plan, &nic, err);
 	if (rc == 0 && explain)

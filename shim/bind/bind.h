@@ -5,18 +5,29 @@
 #define SHIM_BIND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dist_err.h"
 #include "dist_world.h"
 #include "node/stepdir.h"
 
+/* The binding the user asked of Slurm itself (--cpu-bind, --gpu-bind): the
+ * shim leaves it alone (docs/binding.md, "Slurm's binding"). */
+struct bind_slurm {
+	bool cpus;            /* each task keeps the CPUs Slurm bound it to */
+	bool gpus;            /* Slurm gave each task its GPUs: its own is their first */
+	const char *gpu_bind; /* Slurm's GPU binding ("single:1"), gpu_bind_len bytes */
+	size_t gpu_bind_len;
+};
+
 /* Binds this task (local rank W->local_rank of W->local_size) and exports
  * OMP_NUM_THREADS and NCCL_IB_HCA unless the user set them; with EXPLAIN,
- * prints one line saying what it chose. SHARE, when not NULL, is where the
+ * prints one line saying what it chose; SLURM's bindings are left as Slurm
+ * made them (rank 0 says so once for the step). SHARE, when not NULL, is where the
  * node's tasks share one topology discovery. */
-int bind_task(const struct dist_world *w, const struct stepdir *share, bool explain,
-              struct dist_err *err);
+int bind_task(const struct dist_world *w, const struct stepdir *share, struct bind_slurm slurm,
+              bool explain, struct dist_err *err);
 
 /* Prints the plan of every task of a node: TOPOLOGY a recorded hwloc XML
  * (NULL: this machine), GPUS the step's GPU list, TASKS the node's tasks. */

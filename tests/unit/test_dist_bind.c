@@ -39,7 +39,7 @@ static void expect_plan(const struct dist_bind_input *in, uint32_t rank, int32_t
 static void test_no_gpu_four_tasks_on_eight_cpus(void **state)
 {
 	static const uint32_t allowed[] = {0, 1, 2, 3, 4, 5, 6, 7};
-	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 4, false};
+	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 4, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){0, 1}, 2, "");
@@ -51,7 +51,7 @@ static void test_no_gpu_four_tasks_on_eight_cpus(void **state)
 static void test_no_gpu_uneven_split_first_tasks_get_extra(void **state)
 {
 	static const uint32_t allowed[] = {0, 1, 2, 3, 4, 5, 6, 7};
-	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 3, false};
+	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 3, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){0, 1, 2}, 3, "");
@@ -68,7 +68,8 @@ static void test_no_gpu_shares_disjoint_and_covering(void **state)
 	for (uint32_t i = 0; i < N(allowed); i++)
 		allowed[i] = 100 + i;
 	for (uint32_t tasks = 1; tasks <= N(allowed); tasks++) {
-		struct dist_bind_input in = {allowed, N(allowed), 0, NULL, tasks, false};
+		struct dist_bind_input in = {allowed, N(allowed), 0,     NULL,
+		                             tasks,   false,      false, false};
 		uint32_t next = 100;
 
 		for (uint32_t r = 0; r < tasks; r++) {
@@ -90,7 +91,7 @@ static void test_no_gpu_shares_disjoint_and_covering(void **state)
 static void test_no_gpu_hyperthread_pairs_stay_together_sorted(void **state)
 {
 	static const uint32_t allowed[] = {0, 16, 1, 17, 2, 18, 3, 19};
-	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 2, false};
+	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 2, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){0, 1, 16, 17}, 4, "");
@@ -105,7 +106,7 @@ static void test_no_gpu_hyperthread_pairs_stay_together_sorted(void **state)
 static void test_single_task_gets_all_allowed(void **state)
 {
 	static const uint32_t allowed[] = {5, 4, 7, 6};
-	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 1, false};
+	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 1, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){4, 5, 6, 7}, 4, "");
@@ -114,7 +115,7 @@ static void test_single_task_gets_all_allowed(void **state)
 static void test_more_tasks_than_cpus_share_in_turn(void **state)
 {
 	static const uint32_t allowed[] = {0, 1};
-	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 4, false};
+	struct dist_bind_input in = {allowed, N(allowed), 0, NULL, 4, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){0}, 1, "");
@@ -135,7 +136,7 @@ static void test_gpus_two_localities_four_tasks(void **state)
 	        {cpus_a, N(cpus_a), "mlx5_0"},
 	        {cpus_b, N(cpus_b), "mlx5_1"},
 	};
-	struct dist_bind_input in = {all8, N(all8), 2, loc, 4, false};
+	struct dist_bind_input in = {all8, N(all8), 2, loc, 4, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1}, 2, "mlx5_0");
@@ -150,7 +151,7 @@ static void test_gpus_two_localities_one_task_each(void **state)
 	        {cpus_a, N(cpus_a), "mlx5_0"},
 	        {cpus_b, N(cpus_b), "mlx5_1"},
 	};
-	struct dist_bind_input in = {all8, N(all8), 2, loc, 2, false};
+	struct dist_bind_input in = {all8, N(all8), 2, loc, 2, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1, 2, 3}, 4, "mlx5_0");
@@ -165,7 +166,7 @@ static void test_gpus_same_locality_is_one_group(void **state)
 	        {cpus_a, N(cpus_a), "mlx5_0"},
 	        {copy_a, N(copy_a), "mlx5_0"},
 	};
-	struct dist_bind_input in = {all8, N(all8), 2, loc, 2, false};
+	struct dist_bind_input in = {all8, N(all8), 2, loc, 2, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1}, 2, "mlx5_0");
@@ -181,7 +182,7 @@ static void test_gpus_four_gpus_two_packages_eight_tasks(void **state)
 	        {cpus_b, N(cpus_b), "mlx5_1"},
 	        {cpus_b, N(cpus_b), "mlx5_1"},
 	};
-	struct dist_bind_input in = {all8, N(all8), 4, loc, 8, false};
+	struct dist_bind_input in = {all8, N(all8), 4, loc, 8, false, false, false};
 
 	(void)state;
 	/* group A: ranks 0,1,4,5; group B: ranks 2,3,6,7 */
@@ -199,7 +200,7 @@ static void test_gpus_locality_restricted_to_allowed(void **state)
 {
 	static const uint32_t allowed[] = {2, 3, 4, 5};
 	const struct dist_locality loc[] = {{cpus_a, N(cpus_a), "mlx5_0"}};
-	struct dist_bind_input in = {allowed, N(allowed), 1, loc, 1, false};
+	struct dist_bind_input in = {allowed, N(allowed), 1, loc, 1, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){2, 3}, 2, "mlx5_0");
@@ -216,7 +217,7 @@ static void test_gpus_locality_without_allowed_cpu_falls_back(void **state)
 {
 	static const uint32_t allowed[] = {4, 5, 6, 7};
 	const struct dist_locality loc[] = {{cpus_a, N(cpus_a), "mlx5_0"}};
-	struct dist_bind_input in = {allowed, N(allowed), 1, loc, 1, false};
+	struct dist_bind_input in = {allowed, N(allowed), 1, loc, 1, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){4, 5, 6, 7}, 4, "mlx5_0");
@@ -228,7 +229,7 @@ static void test_gpus_locality_without_allowed_cpu_falls_back(void **state)
 static void test_gpus_empty_nic(void **state)
 {
 	const struct dist_locality loc[] = {{cpus_a, N(cpus_a), ""}};
-	struct dist_bind_input in = {all8, N(all8), 1, loc, 1, false};
+	struct dist_bind_input in = {all8, N(all8), 1, loc, 1, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1, 2, 3}, 4, "");
@@ -237,7 +238,7 @@ static void test_gpus_empty_nic(void **state)
 /* The topology does not show the GPUs: round-robin GPUs, all allowed CPUs split, no NIC. */
 static void test_gpus_without_localities(void **state)
 {
-	struct dist_bind_input in = {all8, N(all8), 2, NULL, 4, false};
+	struct dist_bind_input in = {all8, N(all8), 2, NULL, 4, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1}, 2, "");
@@ -248,7 +249,7 @@ static void test_gpus_without_localities(void **state)
 
 static void test_fewer_tasks_than_gpus(void **state)
 {
-	struct dist_bind_input in = {all8, N(all8), 4, NULL, 2, false};
+	struct dist_bind_input in = {all8, N(all8), 4, NULL, 2, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1, 2, 3}, 4, "");
@@ -257,7 +258,7 @@ static void test_fewer_tasks_than_gpus(void **state)
 
 static void test_more_tasks_than_gpus_wrap(void **state)
 {
-	struct dist_bind_input in = {all8, N(all8), 3, NULL, 8, false};
+	struct dist_bind_input in = {all8, N(all8), 3, NULL, 8, false, false, false};
 
 	(void)state;
 	for (uint32_t r = 0; r < 8; r++)
@@ -267,7 +268,7 @@ static void test_more_tasks_than_gpus_wrap(void **state)
 static void test_no_cpu_allowed(void **state)
 {
 	static const uint32_t allowed[] = {0};
-	struct dist_bind_input in = {allowed, 0, 0, NULL, 2, false};
+	struct dist_bind_input in = {allowed, 0, 0, NULL, 2, false, false, false};
 	struct dist_bind_plan plan;
 	struct dist_err err = {{0}};
 
@@ -279,7 +280,7 @@ static void test_no_cpu_allowed(void **state)
 	dist_bind_plan_free(&plan);
 
 	const struct dist_locality loc[] = {{cpus_a, N(cpus_a), "mlx5_0"}};
-	struct dist_bind_input with_gpu = {allowed, 0, 1, loc, 1, false};
+	struct dist_bind_input with_gpu = {allowed, 0, 1, loc, 1, false, false, false};
 
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(dist_bind_plan_for(&with_gpu, 0, &plan, &err), -1);
@@ -345,7 +346,7 @@ static void test_unusable_locality_ignores_all_localities(void **state)
 	        {cpus_a, N(cpus_a), "mlx5_0"},
 	        {cpus_b, N(cpus_b), "mlx5_1"},
 	};
-	struct dist_bind_input in = {allowed_b, N(allowed_b), 2, loc, 4, false};
+	struct dist_bind_input in = {allowed_b, N(allowed_b), 2, loc, 4, false, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, 0, (const uint32_t[]){4}, 1, "mlx5_0");
@@ -367,11 +368,81 @@ static void test_cpu_list_format_zero_length_buffer(void **state)
 static void test_task_bound_keeps_all_its_cpus(void **state)
 {
 	static const uint32_t mine[] = {4, 5, 6, 7};
-	struct dist_bind_input in = {mine, N(mine), 0, NULL, 2, true};
+	struct dist_bind_input in = {mine, N(mine), 0, NULL, 2, true, false, false};
 
 	(void)state;
 	expect_plan(&in, 0, -1, (const uint32_t[]){4, 5, 6, 7}, 4, "");
 	expect_plan(&in, 1, -1, (const uint32_t[]){4, 5, 6, 7}, 4, "");
+}
+
+/* The user asked Slurm to bind (--cpu-bind): each task keeps every CPU
+ * Slurm left it, even those far from its GPU, and none is shared out. */
+static void test_keep_cpus_keeps_every_allowed_cpu(void **state)
+{
+	static const uint32_t mine[] = {0, 1, 8, 9};
+	static const uint32_t near0[] = {0, 1, 2, 3};
+	static const uint32_t near1[] = {8, 9, 10, 11};
+	static const struct dist_locality gpus[] = {{near0, 4, "mlx5_0"}, {near1, 4, "mlx5_1"}};
+	struct dist_bind_input in = {mine, N(mine), 2, gpus, 2, false, true, false};
+
+	(void)state;
+	expect_plan(&in, 0, 0, (const uint32_t[]){0, 1, 8, 9}, 4, "mlx5_0");
+	expect_plan(&in, 1, 1, (const uint32_t[]){0, 1, 8, 9}, 4, "mlx5_1");
+}
+
+/* What srun left in SLURM_CPU_BIND/SLURM_GPU_BIND: a binding, or only
+ * the verbosity. */
+static void test_slurm_bind_given(void **state)
+{
+	(void)state;
+	assert_true(dist_slurm_bind_given("quiet,cores"));
+	assert_true(dist_slurm_bind_given("verbose,mask_cpu:0x1,0x2"));
+	assert_true(dist_slurm_bind_given("none"));
+	assert_true(dist_slurm_bind_given("closest"));
+	assert_true(dist_slurm_bind_given("single:1"));
+	assert_false(dist_slurm_bind_given("quiet"));
+	assert_false(dist_slurm_bind_given("verbose"));
+	assert_false(dist_slurm_bind_given("quiet,"));
+	assert_false(dist_slurm_bind_given(""));
+	assert_false(dist_slurm_bind_given(NULL));
+	assert_false(dist_slurm_bind_given(",,"));
+}
+
+/* Slurm gave each task its GPUs: the task's GPU is the first of its own
+ * list, and it keeps the CPUs near it for itself. */
+static void test_gpu_first_takes_first_gpu_and_its_cpus(void **state)
+{
+	static const uint32_t allowed[] = {0, 1, 2, 3, 8, 9, 10, 11};
+	static const uint32_t near0[] = {8, 9, 10, 11};
+	static const uint32_t near1[] = {0, 1, 2, 3};
+	static const struct dist_locality gpus[] = {{near0, 4, "mlx5_1"}, {near1, 4, "mlx5_0"}};
+	struct dist_bind_input in = {allowed, N(allowed), 2, gpus, 4, false, false, true};
+
+	(void)state;
+	for (uint32_t r = 0; r < 4; r++)
+		expect_plan(&in, r, 0, (const uint32_t[]){8, 9, 10, 11}, 4, "mlx5_1");
+}
+
+static void test_slurm_gpu_bind(void **state)
+{
+	const char *what = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_true(dist_slurm_gpu_bind("gpu:single:1", &what, &len));
+	assert_int_equal(len, 8);
+	assert_memory_equal(what, "single:1", 8);
+	assert_true(dist_slurm_gpu_bind("gres/gpu:closest", &what, &len));
+	assert_int_equal(len, 7);
+	assert_memory_equal(what, "closest", 7);
+	assert_true(dist_slurm_gpu_bind("gres/nic:closest;gpu:verbose,map_gpu:1,0", &what, &len));
+	assert_int_equal(len, 19);
+	assert_memory_equal(what, "verbose,map_gpu:1,0", 19);
+	assert_false(dist_slurm_gpu_bind("gres/nic:closest", &what, &len));
+	assert_false(dist_slurm_gpu_bind("gpu:", &what, &len));
+	assert_false(dist_slurm_gpu_bind("gp", &what, &len));
+	assert_false(dist_slurm_gpu_bind("", &what, &len));
+	assert_false(dist_slurm_gpu_bind(NULL, &what, &len));
 }
 
 /* The node's plan carries CPU lists: what the format writes, the parse
@@ -418,6 +489,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_task_bound_keeps_all_its_cpus),
+	        cmocka_unit_test(test_keep_cpus_keeps_every_allowed_cpu),
+	        cmocka_unit_test(test_slurm_bind_given),
+	        cmocka_unit_test(test_gpu_first_takes_first_gpu_and_its_cpus),
+	        cmocka_unit_test(test_slurm_gpu_bind),
 	        cmocka_unit_test(test_unusable_locality_ignores_all_localities),
 	        cmocka_unit_test(test_cpu_list_format_zero_length_buffer),
 	        cmocka_unit_test(test_no_gpu_four_tasks_on_eight_cpus),
