@@ -115,6 +115,12 @@ check_dirs_removed() {
 	cat "$TC_DIR"/log/slurmd.tcn*.log >"$WORK/slurmd.log"
 	assert_not_contains "$WORK/slurmd.log" "step's directory"
 	assert_no_node_drained
+	# Nor is any job left completing (its epilog runs after its end: bounded).
+	local deadline=$((SECONDS + 30))
+	while squeue -h -t CG -o %i | grep -q .; do
+		[ $SECONDS -lt $deadline ] || fail "still completing 30 s after its end: $(squeue -h -t CG -o '%i %N' | paste -sd' ')"
+		sleep 1
+	done
 }
 
 # A requeued job: each attempt's mode mpi step has its own directory (under
