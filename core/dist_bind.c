@@ -78,8 +78,7 @@ static bool localities_usable(const struct dist_bind_input *in)
 	uint32_t used = in->ngpus < in->local_size ? in->ngpus : in->local_size;
 
 	if (in->gpu_first && used > 1)
-		used = 1;
-
+		used = 1; /* only its own GPU's locality counts */
 	if (!in->localities)
 		return false;
 	for (uint32_t g = 0; g < used; g++) {

@@ -63,9 +63,9 @@ int dist_bind_plan_for(const struct dist_bind_input *in, uint32_t local_rank,
                        struct dist_bind_plan *plan, struct dist_err *err);
 void dist_bind_plan_free(struct dist_bind_plan *plan);
 
-/* Whether srun's SLURM_CPU_BIND or SLURM_GPU_BIND (as the user's
- * --cpu-bind/--gpu-bind left them, "quiet,cores", "verbose,closest") asks
- * Slurm for a binding: anything but the words "quiet" and "verbose". */
+/* Whether srun's SLURM_CPU_BIND (as the user's --cpu-bind left it,
+ * "quiet,cores", "verbose,map_cpu:1,0") asks Slurm for a binding: anything
+ * but the words "quiet" and "verbose". */
 bool dist_slurm_bind_given(const char *value);
 
 /* Whether Slurm binds GPUs to tasks, from the step's SLURMD_TRES_BIND

@@ -13,8 +13,8 @@
 /* The step's private directory on this node, made by the plugin as the
  * user ("PID:PATH", PID the task's own: shim/node/stepdir.h). */
 #define DIST_SHIM_ENV_STEPDIR "DIST_SHIM_STEPDIR"
-/* Which binding the user asked of Slurm itself ("cpu", "gpu", "cpu,gpu";
- * unset: none): the shim leaves that one to Slurm (spank/userbind.h). */
+/* "cpu" when the user asked Slurm itself to bind CPUs (--cpu-bind): the
+ * shim leaves each task's CPUs as Slurm bound them (spank/userbind.h). */
 #define DIST_SHIM_ENV_USER_BIND "DIST_SHIM_USER_BIND"
 /* The launcher relay's key, drawn by srun's plugin for each step and sent
  * to its tasks only (a SLURM_ name: srun keeps those under --export=NONE). */

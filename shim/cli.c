@@ -82,13 +82,13 @@ static int parse_timeout(const char *text, unsigned *timeout_s, struct dist_err 
 	return 0;
 }
 
-/* What the user asked Slurm to bind: CPUs, from the plugin's
+/* What Slurm bound itself: CPUs at the user's request, from the plugin's
  * DIST_SHIM_USER_BIND ("cpu"; only srun's environment tells, see
  * spank/userbind.h); GPUs, from the step's SLURMD_TRES_BIND. */
 static struct bind_slurm slurm_binds(void)
 {
 	const char *cpu = getenv(DIST_SHIM_ENV_USER_BIND);
-	struct bind_slurm slurm = {.cpus = cpu && strstr(cpu, "cpu") != NULL};
+	struct bind_slurm slurm = {.cpus = cpu && strcmp(cpu, "cpu") == 0};
 
 	slurm.gpus = dist_slurm_gpu_bind(getenv("SLURMD_TRES_BIND"), &slurm.gpu_bind,
 	                                 &slurm.gpu_bind_len);

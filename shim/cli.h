@@ -27,7 +27,7 @@ struct cli {
 	bool npu_isolate;           /* --npu-isolate (mode ascend) */
 	enum dist_bind_policy bind; /* --bind */
 	bool explain;               /* --explain: print the binding */
-	struct bind_slurm slurm;    /* what the user asked Slurm to bind (the plugin says) */
+	struct bind_slurm slurm;    /* what Slurm bound itself (plugin, SLURMD_TRES_BIND) */
 	struct dist_check check;    /* --check: what to prove before the program starts */
 	const char *topology;       /* --topology FILE (explaining a recorded node) */
 	const char *gpus;           /* --gpus LIST (idem) */

@@ -302,7 +302,8 @@ static int prepare_step_dir(spank_t sp)
 }
 
 /* slurmstepd, once per step on each node, with the job's user as effective
- * ids: the step's private directory on this node (nodedir.h). */
+ * ids: the step's private directory on this node (nodedir.h), and whether
+ * the user asked Slurm to bind CPUs (userbind.h). */
 static int make_step_dir(spank_t sp)
 {
 	if (wants_step_dir(sp)) {

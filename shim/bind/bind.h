@@ -12,7 +12,7 @@
 #include "dist_world.h"
 #include "node/stepdir.h"
 
-/* The binding the user asked of Slurm itself (--cpu-bind, --gpu-bind): the
+/* What Slurm bound itself (--cpu-bind; --gpu-bind, --gpus-per-task): the
  * shim leaves it alone (docs/binding.md, "Slurm's binding"). */
 struct bind_slurm {
 	bool cpus;            /* each task keeps the CPUs Slurm bound it to */
@@ -23,9 +23,9 @@ struct bind_slurm {
 
 /* Binds this task (local rank W->local_rank of W->local_size) and exports
  * OMP_NUM_THREADS and NCCL_IB_HCA unless the user set them; with EXPLAIN,
- * prints one line saying what it chose; SLURM's bindings are left as Slurm
- * made them (rank 0 says so once for the step). SHARE, when not NULL, is where the
- * node's tasks share one topology discovery. */
+ * prints one line saying what it chose. What SLURM bound stays as Slurm
+ * made it (rank 0 says so once for the step). SHARE, when not NULL, is
+ * where the node's tasks share one topology discovery. */
 int bind_task(const struct dist_world *w, const struct stepdir *share, struct bind_slurm slurm,
               bool explain, struct dist_err *err);
 
