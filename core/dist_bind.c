@@ -160,7 +160,7 @@ int dist_bind_plan_for(const struct dist_bind_input *in, uint32_t local_rank,
 		return dist_err_set(err, "out of memory");
 	}
 	npool = in->keep_cpus ? pool_of(in, NULL, pool) : pool_of(in, locality, pool);
-	if (in->task_bound || in->keep_cpus || in->gpu_first) {
+	if (in->task_bound || in->keep_cpus) {
 		index = 0;
 		count = 1;
 	} else {

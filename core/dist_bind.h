@@ -47,8 +47,9 @@ struct dist_bind_input {
 	 * exactly the CPUs Slurm left it, none taken away. */
 	bool keep_cpus;
 	/* Slurm gave each task its own GPUs (--gpu-bind, --gpus-per-task): the
-	 * task's GPU is the first of its own list, near which it shares CPUs
-	 * with no other task. */
+	 * task's GPU is the first of its own list. The CPUs are still shared
+	 * out between the node's tasks (unless Slurm bound those too): without
+	 * task/affinity, tasks with their own GPUs would otherwise overlap. */
 	bool gpu_first;
 };
 
