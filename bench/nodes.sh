@@ -283,6 +283,7 @@ set logscale x 2
 set xtics ($(awk -F'\t' '$3 != "failed" { print $1 }' "$DATA" | sort -un | paste -sd,))
 set xrange [2.5:40]
 set yrange [0.8:*]
+set termoption noenhanced
 set grid ytics
 set key top left font ',10'
 plot $plots, 1 with lines dashtype 3 linecolor 'gray' notitle

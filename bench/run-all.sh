@@ -16,7 +16,8 @@
 # About 8 minutes on a 2-core machine with the defaults, of which about 2 for
 # the scale simulation (scale.sh: BENCH_SCALE_NODES, BENCH_SCALE_REPS) and 3
 # for launch_cost.sh, plus about 14 for nodes.sh (BENCH_NODES_SIZES,
-# BENCH_NODES_REPS; its table and plot go to BENCH_NODES_OUT).
+# BENCH_NODES_REPS; its table and plot go to BENCH_NODES_OUT; the plot needs
+# gnuplot-nox, which contrib/install-deps.sh leaves out).
 #
 # Repetitions (see each script): BENCH_REPS (exec hop, 200), BENCH_STEP_REPS
 # (srun steps, 10), BENCH_PMIX_REPS (PMIx floor, 6), BENCH_COST_REPS (launch

@@ -37,9 +37,6 @@ suite_packages() {
 # Only on the machine that runs the suite: it builds the other releases' root
 # file systems.
 host_packages=(mmdebstrap)
-# Only for the benchmarks on this machine, never for a test: bench/nodes.sh
-# draws its plot with gnuplot (and leaves it out, saying so, without).
-bench_packages=(gnuplot-nox)
 
 if [ "${1:-}" = --list ]; then
 	[ "$#" -eq 2 ] || {
@@ -58,7 +55,7 @@ fi
 . /etc/os-release
 read -ra extra <<<"$(suite_packages "${VERSION_CODENAME:-unknown}")"
 missing=()
-for p in "${packages[@]}" "${extra[@]}" "${host_packages[@]}" "${bench_packages[@]}"; do
+for p in "${packages[@]}" "${extra[@]}" "${host_packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ "${#missing[@]}" -eq 0 ]; then
