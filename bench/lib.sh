@@ -25,6 +25,16 @@ bench_die() {
 	exit 1
 }
 
+# bench_need_build BUILD_DIR: sets PLUGIN and SHIM_BUILD to the build's
+# plugin and shim, or dies saying how to build them.
+bench_need_build() {
+	PLUGIN=$1/spank/spank_dist.so
+	SHIM_BUILD=$1/shim/dist-shim
+	if [ ! -f "$PLUGIN" ] || [ ! -x "$SHIM_BUILD" ]; then
+		bench_die "no plugin/shim in $1 (cmake -S $SRC_DIR -B $1 && cmake --build $1)"
+	fi
+}
+
 bench_need_uint() { # NAME VALUE
 	[[ $2 =~ ^[1-9][0-9]*$ ]] || bench_die "$1 must be a positive integer, got '$2'"
 }

@@ -200,11 +200,7 @@ fi
 # --- on this machine: the namespaces, then the table and the plot -----------
 
 BUILD=${1:-$SRC_DIR/build}
-PLUGIN=$BUILD/spank/spank_dist.so
-SHIM_BUILD=$BUILD/shim/dist-shim
-if [ ! -f "$PLUGIN" ] || [ ! -x "$SHIM_BUILD" ]; then
-	bench_die "no plugin/shim in $BUILD (cmake -S $SRC_DIR -B $BUILD && cmake --build $BUILD)"
-fi
+bench_need_build "$BUILD"
 [ "$(id -u)" -eq 0 ] || bench_die "the test clusters need root"
 command -v unshare >/dev/null || bench_die "unshare not found (util-linux)"
 case $NODES_TC_DIR in

@@ -30,11 +30,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 BUILD=${1:-$SRC_DIR/build}
-PLUGIN=$BUILD/spank/spank_dist.so
-SHIM_BUILD=$BUILD/shim/dist-shim
-if [ ! -f "$PLUGIN" ] || [ ! -x "$SHIM_BUILD" ]; then
-	bench_die "no plugin/shim in $BUILD (cmake -S $SRC_DIR -B $BUILD && cmake --build $BUILD)"
-fi
+bench_need_build "$BUILD"
 [ "$(id -u)" -eq 0 ] || bench_die "the test cluster needs root"
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	export BENCH_REPS=${BENCH_REPS:-50} BENCH_STEP_REPS=${BENCH_STEP_REPS:-3} BENCH_CHECK_REPS=${BENCH_CHECK_REPS:-3}
