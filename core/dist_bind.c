@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_list.h"
 #include "dist_slurmenv.h"
 
 int dist_bind_policy_parse(const char *option, const char *text, enum dist_bind_policy *policy,
@@ -23,29 +24,40 @@ int dist_bind_policy_parse(const char *option, const char *text, enum dist_bind_
 
 bool dist_slurm_bind_given(const char *value)
 {
-	for (const char *p = value; p && *p;) {
-		size_t k = strcspn(p, ",");
+	const char *item;
+	size_t len;
 
-		if (k > 0 && !(k == 5 && strncmp(p, "quiet", 5) == 0) &&
-		    !(k == 7 && strncmp(p, "verbose", 7) == 0))
+	while (dist_list_next(&value, ',', &item, &len))
+		if (len > 0 && !dist_list_item_is(item, len, "quiet") &&
+		    !dist_list_item_is(item, len, "verbose"))
 			return true;
-		p += k + (p[k] == ',');
-	}
 	return false;
+}
+
+/* Whether ITEM (*LEN bytes) starts with PREFIX; if so, both move past it. */
+static bool skip_prefix(const char **item, size_t *len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (*len < n || strncmp(*item, prefix, n) != 0)
+		return false;
+	*item += n;
+	*len -= n;
+	return true;
 }
 
 bool dist_slurm_gpu_bind(const char *tres_bind, const char **what, size_t *len)
 {
-	for (const char *p = tres_bind; p && *p;) {
-		size_t k = strcspn(p, ";");
-		const char *entry = strncmp(p, "gres/", 5) == 0 ? p + 5 : p;
+	const char *entry;
+	size_t n;
 
-		if ((size_t)(entry - p) + 4 <= k && strncmp(entry, "gpu:", 4) == 0) {
-			*what = entry + 4;
-			*len = k - (size_t)(entry + 4 - p);
-			return *len > 0;
+	while (dist_list_next(&tres_bind, ';', &entry, &n)) {
+		skip_prefix(&entry, &n, "gres/");
+		if (skip_prefix(&entry, &n, "gpu:")) {
+			*what = entry;
+			*len = n;
+			return n > 0;
 		}
-		p += k + (p[k] == ';');
 	}
 	return false;
 }

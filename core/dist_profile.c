@@ -2,6 +2,7 @@
 #include "dist_profile.h"
 
 #include "dist_buf.h"
+#include "dist_list.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,10 +184,11 @@ int dist_profiles_parse(const char *list, const struct dist_profile **out, size_
 
 static bool applies_to(const struct dist_profile *p, const char *mode)
 {
-	size_t len = strlen(mode);
+	const char *modes = p->modes, *item;
+	size_t len;
 
-	for (const char *m = p->modes; m && *m; m += strcspn(m, ",") + (m[strcspn(m, ",")] == ','))
-		if (strcspn(m, ",") == len && strncmp(m, mode, len) == 0)
+	while (dist_list_next(&modes, ',', &item, &len))
+		if (dist_list_item_is(item, len, mode))
 			return true;
 	return false;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_list.h"
+
 int dist_parse_u32_prefix(const char *text, uint32_t *value, char **end)
 {
 	unsigned long v;
@@ -64,14 +66,15 @@ int dist_step_ids_parse(const char *job, const char *step, const char *nspace, u
 
 uint32_t dist_count_list_items(const char *list)
 {
+	const char *item;
+	size_t len;
 	uint32_t n = 0;
 
 	if (!list || strcmp(list, "NoDevFiles") == 0)
 		return 0;
-	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-		if (strcspn(p, ",") > 0)
+	while (dist_list_next(&list, ',', &item, &len))
+		if (len > 0)
 			n++;
-	}
 	return n;
 }
 
@@ -172,18 +175,19 @@ int dist_nodes_by_leader(const uint32_t *leaders, uint32_t n, uint32_t *order)
 
 int dist_gpu_indexes_parse(const char *list, uint32_t *indexes, uint32_t n)
 {
+	const char *item;
+	size_t len;
 	uint32_t found = 0;
 
 	if (dist_count_list_items(list) != n)
 		return -1;
-	for (const char *p = list; n > 0 && *p;
-	     p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-		size_t len = strcspn(p, ",");
+	while (n > 0 && dist_list_next(&list, ',', &item, &len)) {
 		char *end;
 
 		if (len == 0)
 			continue;
-		if (found == n || dist_parse_u32_prefix(p, &indexes[found], &end) || end != p + len)
+		if (found == n || dist_parse_u32_prefix(item, &indexes[found], &end) ||
+		    end != item + len)
 			return -1;
 		found++;
 	}

@@ -11,22 +11,20 @@
 #include "bind/rdma.h"
 #include "bind/topo.h"
 #include "dist_bind.h"
+#include "dist_list.h"
 
 /* The Nth entry of a comma-separated list, or "-". */
 static void list_entry(const char *list, int32_t n, char *out, size_t len)
 {
-	const char *p = list;
+	const char *item;
+	size_t k;
 
 	snprintf(out, len, "-");
-	for (int32_t i = 0; p && *p && n >= 0; i++) {
-		size_t k = strcspn(p, ",");
-
+	for (int32_t i = 0; n >= 0 && dist_list_next(&list, ',', &item, &k); i++)
 		if (i == n) {
-			snprintf(out, len, "%.*s", (int)k, p);
+			snprintf(out, len, "%.*s", (int)k, item);
 			return;
 		}
-		p += k + (p[k] == ',');
-	}
 }
 
 static void print_row(FILE *out, const char *prefix, uint32_t local_rank, const char *gpus,
