@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Checks that a step's binding agrees with what Slurm allowed (site_cgroup.sh).
 
-    bind_agree.py OUT [ERR] [--within BARE_OUT] [--physical LR=GPU,...]
-                  [--cpus LR=LIST,...]
+    bind_agree.py OUT [ERR] [--within BARE_OUT] [--same BARE_OUT]
+                  [--physical "LR=GPU;..."] [--cpus "LR=LIST;..."]
 
 OUT holds one line per task from bind_probe.sh:
     PROBE NODE LR CVD OPEN CPUS OMP
@@ -18,9 +18,11 @@ For each task with an explain line it checks:
   - the node's tasks got distinct devices while there are enough;
   - the explain line's CPUs are the task's affinity.
 --within: each task's CPUs are among those the same task (node, local rank)
-had in the bare step (the shim never widens Slurm's binding).
+had in the bare step (the shim never widens Slurm's binding); --same: they
+are exactly those (the shim left them alone).
 --physical: the device each local rank ended on. --cpus: its CPU list.
 """
+import argparse
 import collections
 import re
 import sys
@@ -66,25 +68,35 @@ def parse_map(text):
     return {int(k): v for k, v in (item.split("=", 1) for item in text.split(";"))}
 
 
+def check_against_bare(probes, bare_path, same, errors):
+    bare = read_probes(bare_path)
+    for key, p in probes.items():
+        if key not in bare:
+            errors.append(f"{key}: not in the bare step")
+        elif same and p["cpus"] != bare[key]["cpus"]:
+            errors.append(f"{key}: CPUs {sorted(p['cpus'])}, Slurm's were {sorted(bare[key]['cpus'])}")
+        elif not p["cpus"] <= bare[key]["cpus"]:
+            errors.append(f"{key}: CPUs {sorted(p['cpus'])} outside Slurm's {sorted(bare[key]['cpus'])}")
+
+
 def main(argv):
-    args, opts = [], {}
-    i = 0
-    while i < len(argv):
-        if argv[i].startswith("--"):
-            opts[argv[i]] = argv[i + 1]
-            i += 2
-        else:
-            args.append(argv[i])
-            i += 1
-    probes = read_probes(args[0])
-    explains = read_explains(args[1]) if len(args) > 1 else {}
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("err", nargs="?")
+    parser.add_argument("--within")
+    parser.add_argument("--same")
+    parser.add_argument("--physical")
+    parser.add_argument("--cpus")
+    opts = parser.parse_args(argv)
+    probes = read_probes(opts.out)
+    explains = read_explains(opts.err) if opts.err else {}
     errors = []
     if not probes:
-        errors.append(f"no PROBE line in {args[0]}")
+        errors.append(f"no PROBE line in {opts.out}")
     physical = collections.defaultdict(dict)
     for key, p in sorted(probes.items()):
         e = explains.get(key)
-        if len(args) > 1 and not e:
+        if opts.err and not e:
             errors.append(f"{key}: no --dist-explain line")
             continue
         if e and e["gpu"] != "-":
@@ -104,22 +116,18 @@ def main(argv):
         opened = {g for (n, _), p in probes.items() if n == node for g in p["open"]}
         if len(set(ranks.values())) < min(len(ranks), len(opened)):
             errors.append(f"{node}: tasks share a GPU while others are free: {ranks}")
-    if "--within" in opts:
-        bare = read_probes(opts["--within"])
-        for key, p in probes.items():
-            if key not in bare:
-                errors.append(f"{key}: not in the bare step")
-            elif not p["cpus"] <= bare[key]["cpus"]:
-                errors.append(f"{key}: CPUs {sorted(p['cpus'])} outside Slurm's {sorted(bare[key]['cpus'])}")
-    if "--physical" in opts:
-        for lr, gpu in parse_map(opts["--physical"]).items():
+    for bare_path, same in ((opts.within, False), (opts.same, True)):
+        if bare_path:
+            check_against_bare(probes, bare_path, same, errors)
+    if opts.physical:
+        for lr, gpu in parse_map(opts.physical).items():
             for node, ranks in physical.items():
                 if ranks.get(lr) != int(gpu):
                     errors.append(f"{node} local rank {lr}: on GPU {ranks.get(lr)}, expected {gpu}")
         if not physical:
             errors.append("no task has a GPU")
-    if "--cpus" in opts:
-        for lr, cpus in parse_map(opts["--cpus"]).items():
+    if opts.cpus:
+        for lr, cpus in parse_map(opts.cpus).items():
             for key, p in probes.items():
                 if key[1] == lr and p["cpus"] != cpu_set(cpus):
                     errors.append(f"{key}: CPUs {sorted(p['cpus'])}, expected {cpus}")

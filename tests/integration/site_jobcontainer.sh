@@ -79,6 +79,7 @@ fi
 [ "$RC" -eq 0 ] || { cat "$WORK/train.err" >&2; fail "ddp under a job container: srun exited $RC"; }
 assert_ddp_ok "$WORK/train.out" 6
 
+# shellcheck disable=SC2034 # read by site_steps.sh
 SITE_WHERE="under a job container"
 source "$here/site_steps.sh"
 run_steps all
