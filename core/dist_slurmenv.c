@@ -127,6 +127,17 @@ int dist_tasks_per_node_parse(const char *text, uint32_t *counts, size_t max, si
 	return 0;
 }
 
+void dist_tasks_per_node_format(const uint32_t *counts, size_t n, struct dist_buf *out)
+{
+	for (size_t i = 0, run; i < n; i += run) {
+		for (run = 1; i + run < n && counts[i + run] == counts[i]; run++)
+			;
+		dist_buf_appendf(out, "%s%u", i ? "," : "", counts[i]);
+		if (run > 1)
+			dist_buf_appendf(out, "(x%zu)", run);
+	}
+}
+
 /* A configuration line starts with task ids ("0-3,5") or "*". */
 static bool is_task_spec_start(char c)
 {

@@ -7,11 +7,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dist_buf.h"
 #include "dist_err.h"
 
 /* Expands SLURM_STEP_TASKS_PER_NODE ("2(x3),1") into one count per node. */
 int dist_tasks_per_node_parse(const char *text, uint32_t *counts, size_t max, size_t *n,
                               struct dist_err *err);
+
+/* The inverse: N counts (N > 0) appended to OUT in that form, a run of K
+ * equal counts C as "C(xK)". */
+void dist_tasks_per_node_format(const uint32_t *counts, size_t n, struct dist_buf *out);
 
 /* True when a step's argv is srun --multi-prog's: Slurm 22.05 sends the
  * configuration file's name and its whole text as argv[0] and argv[1], and

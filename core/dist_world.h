@@ -19,6 +19,10 @@ struct dist_node {
 	uint32_t ntasks;          /* tasks of the step on it */
 	uint32_t gpus;            /* GPUs its first task sees */
 	uint8_t prefix;           /* its subnet's prefix length; 0 when unknown */
+	/* Its place in Slurm's list of the step's nodes (SLURM_STEP_NODELIST,
+	 * the order of SLURM_TASKS_PER_NODE), which the step's order (rank 0's
+	 * node first) need not follow. */
+	uint32_t slurm_index;
 };
 
 /* One task of the step, as every task sees it (modes that list every task). */

@@ -12,6 +12,7 @@
 #include "dist_mode.h"
 #include "dist_net.h"
 #include "dist_profile.h"
+#include "dist_slurmenv.h"
 
 #define HOSTFILE_OPENMPI "hostfile"
 #define HOSTFILE_MPICH   "hostfile.mpich"
@@ -120,6 +121,41 @@ static int set_ompi_tcp_networks(const struct dist_world *w, struct dist_env *en
 	return set_ompi_network_vars(w->ompi, net, env, err);
 }
 
+/* The launcher form: Open MPI's mpirun inside an allocation takes its nodes
+ * and slots from Slurm (SLURM_NODELIST, SLURM_TASKS_PER_NODE), and those
+ * slots are the step's one task per node, so `mpirun -np $GPU_NUM` found
+ * too few. Given the hostfiles' slots instead, in Slurm's order, which the
+ * step's need not follow (docs/mpi.md, "Slots inside Slurm"). */
+static int set_launcher_slots(const struct dist_world *w, struct dist_env *env,
+                              struct dist_err *err)
+{
+	struct dist_buf text = DIST_BUF_INIT;
+	uint32_t *slots;
+	int rc = -1;
+
+	if (!w->launcher)
+		return 0;
+	slots = calloc(w->nnodes ? w->nnodes : 1, sizeof(*slots));
+	if (!slots)
+		return dist_err_set(err, "out of memory");
+	for (uint32_t i = 0; i < w->nnodes; i++) {
+		uint32_t at = w->nodes[i].slurm_index;
+
+		if (at >= w->nnodes || slots[at]) {
+			dist_err_set(err,
+			             "the step's nodes do not each have one place in Slurm's list");
+			goto out;
+		}
+		slots[at] = dist_node_slots(&w->nodes[i]);
+	}
+	dist_tasks_per_node_format(slots, w->nnodes, &text);
+	rc = dist_env_set(env, "SLURM_TASKS_PER_NODE", dist_buf_str(&text), err);
+out:
+	dist_buf_free(&text);
+	free(slots);
+	return rc;
+}
+
 /* Open MPI 5 and later find their peers under srun only through PMIx: in a
  * step without it each rank would quietly run alone, a singleton of size 1.
  * Refused on every task alike, so no rank starts. */
@@ -142,7 +178,8 @@ static int mpi_build_env(const struct dist_world *w, struct dist_env *env, struc
 	if (check_ranks_can_meet(w, err))
 		return -1;
 	if (dist_mode_ddp.build_env(w, env, err) || set_hostfile_vars(w, env, err) ||
-	    set_platform_vars(w, env, err) || set_ompi_tcp_networks(w, env, err))
+	    set_platform_vars(w, env, err) || set_ompi_tcp_networks(w, env, err) ||
+	    set_launcher_slots(w, env, err))
 		return -1;
 	if (w->master_ifname[0] && dist_env_set(env, "HOROVOD_GLOO_IFACE", w->master_ifname, err))
 		return -1;

@@ -9,6 +9,7 @@
 
 #include "base/msg.h"
 #include "dist_launch.h"
+#include "dist_launchline.h"
 #include "errfile_watch.h"
 #include "launch.h"
 
@@ -31,6 +32,20 @@ static int refuse_torchrun_per_task(const struct task *t)
 		          "(srun --ntasks-per-node=GPUS python train.py); "
 		          "DIST_TORCHRUN_PER_TASK=1 allows it",
 		          w->size, w->nnodes);
+	return EXIT_USAGE;
+}
+
+/* The launcher form: an Open MPI line asking for more processes than the
+ * step's slots is refused before mpirun starts its daemons. Decided alike
+ * on every task (same line, same node table), so all stop. */
+static int refuse_launch_beyond_slots(const struct task *t)
+{
+	struct dist_err err = {{0}};
+
+	if (!t->cli.launcher || dist_launch_line_check(t->cli.cmd, &t->world, &err) == 0)
+		return 0;
+	if (t->world.rank == 0)
+		msg_error("%s", err.msg);
 	return EXIT_USAGE;
 }
 
@@ -89,6 +104,8 @@ int task_run(struct task *t)
 	rc = task_prepare(t);
 	if (!rc)
 		rc = refuse_torchrun_per_task(t);
+	if (!rc)
+		rc = refuse_launch_beyond_slots(t);
 	if (rc)
 		return rc;
 	t->argv = plan_full_argv(t->cli.cmd, &t->plan);

@@ -67,6 +67,7 @@ static int sim_build(struct sim *s, uint32_t nnodes, uint32_t per_node)
 		s->nodes[k].ntasks = per_node;
 		s->nodes[k].gpus = per_node;
 		s->nodes[k].prefix = 8;
+		s->nodes[k].slurm_index = k;
 		for (uint32_t j = 0; j < per_node; j++)
 			dist_buf_appendf(&npus, "%s%u=192.%u.%u.%u", j ? "," : "", j, 168 + j,
 			                 100 + k / 128 % 128, 100 + k % 128);

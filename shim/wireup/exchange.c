@@ -228,9 +228,11 @@ static int list_nodes(const struct wireup_transport *t, const struct dist_world 
 {
 	if (t->layout(w, nodes, w->nnodes, count, err))
 		return -1;
-	for (uint32_t i = 0; i < *count; i++)
+	for (uint32_t i = 0; i < *count; i++) {
 		if (nodes[i].ntasks == 0 || !nodes[i].ranks)
 			return dist_err_set(err, "%s lists a node without tasks", t->name);
+		nodes[i].slurm_index = i;
+	}
 	qsort(nodes, *count, sizeof(*nodes), compare_leaders);
 	if (*count == 0 || nodes[0].ranks[0] != 0)
 		return dist_err_set(err, "%s does not list rank 0's node", t->name);
@@ -363,6 +365,7 @@ static int fill_node_table(struct exchange *ex, const struct records *r, struct 
 		table[i].prefix = chosen.prefix;
 		table[i].ntasks = r->nodes[i].ntasks;
 		table[i].gpus = r->gpus[i];
+		table[i].slurm_index = r->nodes[i].slurm_index;
 	}
 	w->nodes = table;
 	return fill_node_ranks(ex, r, w, err);

@@ -256,6 +256,7 @@ static int fill_node_table(const struct given *given, struct dist_world *w, cons
 			goto out;
 		table[k].ntasks = counts[i];
 		table[k].gpus = w->local_gpus;
+		table[k].slurm_index = i;
 	}
 	/* This node's subnet is known locally; the others' are not. */
 	for (size_t i = 0; i < local->count; i++) {

@@ -19,6 +19,7 @@
 struct wireup_node {
 	uint32_t ntasks;
 	uint32_t *ranks;
+	uint32_t slurm_index; /* its place in the transport's list: Slurm's order */
 };
 
 /* What the shim lends a transport: each is a module of its own (base/module.h),

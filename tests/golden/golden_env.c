@@ -10,7 +10,8 @@
  * ps layout ("ps=N", "chief=1", "evaluator=1"), one "task=ADDR:PORT" line
  * per task in rank order, one "npus=ID=IP,..." line per node (mode
  * ascend, node order; ranks are taken in block order), and one
- * "node=ADDR,TASKS,GPUS" line per node (the node table, in node order). The
+ * "node=ADDR,TASKS,GPUS[,PREFIX[,SLURM_INDEX]]" line per node (the node
+ * table, in node order). The
  * output (sorted variables, "ARGS:" and the appended arguments, then each
  * file the mode writes after "FILE name:") is
  * compared with a golden file by run-golden.sh. */
@@ -52,16 +53,19 @@ static int add_task(const char *value)
 	return 0;
 }
 
-/* "ADDR,TASKS,GPUS[,PREFIX]" */
+/* "ADDR,TASKS,GPUS[,PREFIX[,SLURM_INDEX]]"; by default Slurm lists the
+ * nodes in the step's order. */
 static int add_node(const char *value)
 {
 	struct dist_node *n = &nodes[nnodes];
 	char addr[DIST_ADDR_MAX];
-	unsigned tasks, gpus, prefix = 0;
+	unsigned tasks, gpus, prefix = 0, slurm_index = (unsigned)nnodes;
 
 	if (nnodes == NODES_MAX ||
-	    sscanf(value, "%63[^,],%u,%u,%u", addr, &tasks, &gpus, &prefix) < 3 || prefix > 32)
+	    sscanf(value, "%63[^,],%u,%u,%u,%u", addr, &tasks, &gpus, &prefix, &slurm_index) < 3 ||
+	    prefix > 32)
 		return -1;
+	n->slurm_index = slurm_index;
 	n->prefix = (uint8_t)prefix;
 	snprintf(n->addr, sizeof(n->addr), "%s", addr);
 	n->ntasks = tasks;

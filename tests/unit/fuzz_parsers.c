@@ -29,6 +29,7 @@
 #include "dist_bind.h"
 #include "dist_errfile.h"
 #include "dist_launch.h"
+#include "dist_launchline.h"
 #include "dist_net.h"
 #include "dist_npu.h"
 #include "dist_pmimap.h"
@@ -216,6 +217,18 @@ static void fuzz_plugstack(const char *in)
 		      "plugstack usable", in);
 }
 
+/* An mpirun line split at spaces: the reading stays inside ARGV and a
+ * count it takes is one the launchers take (1 or more). */
+static void fuzz_launch_line(const char *in)
+{
+	char copy[LONGLEN + 1], *argv[64] = {"mpirun"};
+	struct dist_launch_line line;
+
+	split_words(in, copy, sizeof(copy), argv, 1, 63);
+	dist_launch_line_read(argv, &line);
+	check(line.ompi_launcher, "mpirun is Open MPI's launcher", in);
+}
+
 static void fuzz_npus(const char *in)
 {
 	struct dist_npu a[DIST_NPUS_MAX], b[DIST_NPUS_MAX];
@@ -265,8 +278,18 @@ static void fuzz_others(const char *in)
 
 	if (dist_port_range_parse(in, &range, &err) == 0)
 		check(range.lo >= 1024 && range.lo <= range.hi, "port range bounds", in);
-	if (dist_tasks_per_node_parse(in, counts, 64, &n, &err) == 0)
+	if (dist_tasks_per_node_parse(in, counts, 64, &n, &err) == 0) {
+		struct dist_buf again = DIST_BUF_INIT;
+		uint32_t back[64];
+		size_t m;
+
 		check(n >= 1 && n <= 64, "tasks per node count", in);
+		dist_tasks_per_node_format(counts, n, &again);
+		check(dist_tasks_per_node_parse(dist_buf_str(&again), back, 64, &m, &err) == 0 &&
+		              m == n && memcmp(back, counts, n * sizeof(*counts)) == 0,
+		      "tasks per node round trip", in);
+		dist_buf_free(&again);
+	}
 	if (dist_profiles_parse(in, profiles, &n, &err) == 0)
 		check(n >= 1 && n <= DIST_PROFILES_MAX, "profiles count", in);
 	dist_parse_u32(in, &v);
@@ -488,6 +511,7 @@ int main(int argc, char **argv)
 		fuzz_shared_exchange(in);
 		fuzz_cli(in);
 		fuzz_plugstack(in);
+		fuzz_launch_line(in);
 		fuzz_bind_plan(in);
 		if (r % 8 == 0)
 			fuzz_doctor_plugstack(dir, in);

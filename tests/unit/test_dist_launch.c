@@ -49,9 +49,9 @@ static void test_other_programs_not_daemons(void **state)
 }
 
 static const struct dist_node nodes[] = {
-        {"10.77.0.1", 1, 4, 24},
-        {"10.77.0.2", 1, 4, 24},
-        {"10.77.0.3", 1, 4, 24},
+        {"10.77.0.1", 1, 4, 24, 0},
+        {"10.77.0.2", 1, 4, 24, 1},
+        {"10.77.0.3", 1, 4, 24, 2},
 };
 
 /* The task of the launcher step on NODE (one task per node), named as each

@@ -20,8 +20,8 @@
 
 /* Two nodes, four tasks and two GPUs each. */
 static const struct dist_node two_nodes[] = {
-        {"10.0.0.1", 4, 2, 0},
-        {"10.0.0.2", 4, 2, 0},
+        {"10.0.0.1", 4, 2, 0, 0},
+        {"10.0.0.2", 4, 2, 0, 1},
 };
 
 /* Rank 5 of 8: the second task of the second node. */
@@ -334,9 +334,9 @@ static void test_render_node_table_sources(void **state)
 static void test_render_node_table_uneven_nodes(void **state)
 {
 	static const struct dist_node nodes[] = {
-	        {"10.0.0.1", 4, 8, 0},
-	        {"10.0.0.2", 2, 0, 0},
-	        {"node-c", 3, 1, 0},
+	        {"10.0.0.1", 4, 8, 0, 0},
+	        {"10.0.0.2", 2, 0, 0, 1},
+	        {"node-c", 3, 1, 0, 2},
 	};
 	struct dist_world w = world_8x2();
 
@@ -357,8 +357,8 @@ static void test_render_node_table_uneven_nodes(void **state)
 static void test_render_slot_list_without_gpus_uses_tasks(void **state)
 {
 	static const struct dist_node cpu_nodes[] = {
-	        {"10.0.0.1", 4, 0, 0},
-	        {"10.0.0.2", 4, 0, 0},
+	        {"10.0.0.1", 4, 0, 0, 0},
+	        {"10.0.0.2", 4, 0, 0, 1},
 	};
 	struct dist_world w = world_8x2();
 
@@ -374,7 +374,7 @@ static void test_render_slot_list_without_gpus_uses_tasks(void **state)
 
 static void test_render_single_node(void **state)
 {
-	static const struct dist_node one[] = {{"127.0.0.1", 2, 2, 0}};
+	static const struct dist_node one[] = {{"127.0.0.1", 2, 2, 0, 0}};
 	struct dist_world w = {
 	        .rank = 0,
 	        .size = 2,
@@ -617,8 +617,8 @@ static void test_env_conflict_on_second_variable(void **state)
 {
 	const struct dist_profile *list[] = {&per_node, &per_task};
 	static const struct dist_node one_per_node[] = {
-	        {"10.0.0.1", 1, 2, 0},
-	        {"10.0.0.2", 1, 2, 0},
+	        {"10.0.0.1", 1, 2, 0, 0},
+	        {"10.0.0.2", 1, 2, 0, 1},
 	};
 	struct dist_world w = world_8x2();
 	struct dist_err err = {{0}};
@@ -642,8 +642,8 @@ static void test_env_agreeing_values_accepted(void **state)
 {
 	const struct dist_profile *list[] = {&per_node, &per_task, profile("tione")};
 	static const struct dist_node one_per_node[] = {
-	        {"10.0.0.1", 1, 2, 0},
-	        {"10.0.0.2", 1, 2, 0},
+	        {"10.0.0.1", 1, 2, 0, 0},
+	        {"10.0.0.2", 1, 2, 0, 1},
 	};
 	struct dist_world w = {
 	        .rank = 1,
@@ -711,7 +711,7 @@ static void test_args_modelarts_two_nodes(void **state)
 
 static void test_args_modelarts_one_node(void **state)
 {
-	static const struct dist_node one[] = {{"10.0.0.1", 4, 2, 0}};
+	static const struct dist_node one[] = {{"10.0.0.1", 4, 2, 0, 0}};
 	const struct dist_profile *list[] = {profile("modelarts")};
 	struct dist_world w = world_8x2();
 	struct dist_err err = {{0}};

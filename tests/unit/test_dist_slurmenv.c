@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -30,6 +31,28 @@ static void test_tasks_per_node_repeat(void **state)
 
 	(void)state;
 	assert_counts("2(x3),1", expected, 4);
+}
+
+/* What the launcher form hands mpirun (mode_mpi.c) reads back as given. */
+static void assert_formats(const uint32_t *counts, size_t n, const char *expected)
+{
+	struct dist_buf out = DIST_BUF_INIT;
+
+	dist_tasks_per_node_format(counts, n, &out);
+	assert_string_equal(dist_buf_str(&out), expected);
+	assert_counts(expected, counts, n);
+	dist_buf_free(&out);
+}
+
+static void test_tasks_per_node_format(void **state)
+{
+	const uint32_t even[] = {8, 8, 8}, mixed[] = {4, 1, 2, 2}, runs[] = {2, 2, 1, 1, 1, 2};
+
+	(void)state;
+	assert_formats(even, 3, "8(x3)");
+	assert_formats(even, 1, "8");
+	assert_formats(mixed, 4, "4,1,2(x2)");
+	assert_formats(runs, 6, "2(x2),1(x3),2");
 }
 
 static void test_tasks_per_node_single(void **state)
@@ -298,6 +321,7 @@ int main(void)
 	        cmocka_unit_test(test_tasks_per_node_malformed),
 	        cmocka_unit_test(test_tasks_per_node_empty),
 	        cmocka_unit_test(test_tasks_per_node_overflows_max),
+	        cmocka_unit_test(test_tasks_per_node_format),
 	        cmocka_unit_test(test_parse_u32),
 	        cmocka_unit_test(test_nodes_by_leader),
 	        cmocka_unit_test(test_gpu_indexes),

@@ -15,7 +15,7 @@
 
 static const struct dist_node nodes[] = {
         {.addr = "10.77.0.1", .ntasks = 2, .gpus = 0, .prefix = 24},
-        {.addr = "10.77.0.2", .ntasks = 2, .gpus = 0, .prefix = 24},
+        {.addr = "10.77.0.2", .ntasks = 2, .gpus = 0, .prefix = 24, .slurm_index = 1},
 };
 
 /* Rank 2 of 4 on two nodes, Open MPI OMPI on the PATH, PMIx or not. */
