@@ -149,7 +149,8 @@ static int set_launcher_slots(const struct dist_world *w, struct dist_env *env,
 		slots[at] = dist_node_slots(&w->nodes[i]);
 	}
 	dist_tasks_per_node_format(slots, w->nnodes, &text);
-	rc = dist_env_set(env, "SLURM_TASKS_PER_NODE", dist_buf_str(&text), err);
+	/* Over Slurm's own value, which the task always has. */
+	rc = dist_env_replace(env, "SLURM_TASKS_PER_NODE", dist_buf_str(&text), err);
 out:
 	dist_buf_free(&text);
 	free(slots);

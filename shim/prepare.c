@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base/msg.h"
@@ -170,10 +171,30 @@ static int check_launcher_form(const struct dist_world *w, struct dist_err *err)
 		        "--dist-launcher needs one task per node (%u tasks on %u nodes); "
 		        "use --ntasks-per-node=1",
 		        w->size, w->nnodes);
-	/* mpirun inside an allocation starts its daemons with srun, which must
-	 * be allowed to share the nodes with this step. */
+	return 0;
+}
+
+/* What mpirun inside the allocation reads of Slurm's variables, made true
+ * for the launcher step (docs/mpi.md, "Slots inside Slurm"). */
+static int set_launcher_slurm_env(struct dist_err *err)
+{
+	const char *step_nodes = getenv("SLURM_STEP_NODELIST");
+	const char *dist = getenv("SLURM_DISTRIBUTION");
+
+	/* mpirun starts its daemons with srun, which must be allowed to share
+	 * the nodes with this step. */
 	if (setenv("SLURM_OVERLAP", "1", 0) != 0)
 		return dist_err_set(err, "cannot set SLURM_OVERLAP");
+	/* mpirun takes its nodes from SLURM_NODELIST, the job's, and their
+	 * slots from SLURM_TASKS_PER_NODE, the step's (mode mpi): the two must
+	 * list the same nodes when the step has fewer than the job. */
+	if (step_nodes && setenv("SLURM_NODELIST", step_nodes, 1) != 0)
+		return dist_err_set(err, "cannot set SLURM_NODELIST");
+	/* The step's --distribution=arbitrary would reach the srun that starts
+	 * the daemons, one a node: Slurm 24.11 and later then refuse its
+	 * --nodes, even for `srun --version`, which PRRTE runs first. */
+	if (dist && strncmp(dist, "arbitrary", strlen("arbitrary")) == 0)
+		unsetenv("SLURM_DISTRIBUTION");
 	return 0;
 }
 
@@ -244,7 +265,7 @@ static void complete_world(struct task *t)
 /* After a wire-up that worked: the contract, the binding, the files. */
 static enum wireup_result set_up(struct task *t, struct dist_err *err)
 {
-	if (t->cli.launcher && check_launcher_form(&t->world, err))
+	if (t->cli.launcher && (check_launcher_form(&t->world, err) || set_launcher_slurm_env(err)))
 		return WIREUP_FAILED;
 	if (plan_export_contract(&t->plan, &t->world, err))
 		return WIREUP_FAILED;

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The platforms' MPI launch lines in the launcher form (issue 23): mpirun
+# inside the allocation takes its slots from Slurm, and the step has one
+# task per node; the launcher task's SLURM_TASKS_PER_NODE carries the
+# hostfiles' slots instead (docs/mpi.md, "Slots inside Slurm"), so
+# `mpirun -np $GPU_NUM` places a rank on every GPU. A line asking for more
+# than the slots is refused with one line before mpirun starts.
+source "$(dirname "$0")/lib.sh"
+cp "$TESTS_DIR/mpi_allreduce.py" "$WORK/"
+# Each rank's host; the launcher prints its hostfile first (the file is in
+# rank 0's node's step directory: only mpirun reads it).
+printf '%s\n' 'import socket' 'from mpi4py import MPI' 'c = MPI.COMM_WORLD' \
+	'print(f"RANK-AT {c.Get_rank()}/{c.Get_size()} {socket.gethostname()}", flush=True)' \
+	>"$WORK/where.py"
+show_then_run="sed 's/^/HOSTFILE /' \"\$OMPI_MCA_orte_default_hostfile\"; exec mpirun --allow-run-as-root"
+
+# NP ranks, each node holding as many as its hostfile line's slots (tcnK is
+# 10.77.0.K in the test cluster).
+check_placement() {
+	local out=$1 np=$2 k ranks
+	assert_count "$out" "^RANK-AT [0-9]*/$np tcn[1-3]$" "$np"
+	assert_count "$out" "^HOSTFILE 10.77.0.[1-3] slots=[0-9]*$" 3
+	for k in 1 2 3; do
+		ranks=$(grep -c "^RANK-AT [0-9]*/$np tcn$k$" "$out" || true)
+		assert_count "$out" "^HOSTFILE 10.77.0.$k slots=$ranks$" 1
+	done
+}
+
+# `mpirun -np $GPU_NUM` (TI-ONE's line without its -H list: docs/mpi.md), under both wire-ups
+# (the exchange and Slurm's environment).
+for pmi in none $XMPI; do
+	run_srun "gpus_$pmi" --mpi="$pmi" --dist-mode=mpi --dist-compat=tione --dist-launcher -N3 \
+		--ntasks-per-node=1 --gpus-per-node=2 bash -c \
+		"$show_then_run -np \$GPU_NUM $PY $WORK/where.py"
+	[ "$RC" -eq 0 ] || { cat "$WORK/gpus_$pmi.err" >&2; fail "mpirun -np \$GPU_NUM (--mpi=$pmi) exited $RC"; }
+	check_placement "$WORK/gpus_$pmi.out" 6
+done
+
+# An order of the step's own (rank 0 on tcn3, Slurm's last node): the
+# slots go to Open MPI in Slurm's order. (Uneven slots in such an order are
+# the golden file mpi/launcher-uneven-slurm-order's: a job allocated with
+# --gpus=N, which splits GPUs unevenly, leaves mpirun's daemons unable to
+# start on this cluster, and without an exchange every node is taken to
+# have the launcher node's GPUs.)
+run_srun order --mpi="$XMPI" --dist-mode=mpi --dist-launcher -n3 \
+	--gres=gpu:2 --distribution=arbitrary -w tcn3,tcn1,tcn2 bash -c \
+	"echo SLOTS \$SLURM_TASKS_PER_NODE; $show_then_run -np 6 $PY $WORK/where.py"
+[ "$RC" -eq 0 ] || { cat "$WORK/order.err" >&2; fail "the arbitrary order exited $RC"; }
+assert_count "$WORK/order.out" '^SLOTS 2(x3)$' 1
+check_placement "$WORK/order.out" 6
+assert_count "$WORK/order.out" '^RANK-AT 0/6 tcn3$' 1
+
+# A step of fewer nodes than its job (salloc -N3, srun -N2): mpirun's nodes
+# are the step's, not the job's, and each has its GPUs' slots.
+timeout 120 salloc -N3 --ntasks-per-node=2 --gpus-per-node=2 srun --mpi=none --dist-mode=mpi \
+	--dist-launcher -N2 -n2 bash -c "$show_then_run -np \$GPU_NUM $PY $WORK/where.py" \
+	>"$WORK/inner.out" 2>"$WORK/inner.err" || {
+	cat "$WORK/inner.err" >&2
+	fail "mpirun in a two-node step of a three-node job failed"
+}
+assert_count "$WORK/inner.out" "^RANK-AT [0-9]/4 tcn[12]$" 4
+assert_count "$WORK/inner.out" "^HOSTFILE 10.77.0.[12] slots=2$" 2
+
+# More than the slots: one line, nothing started.
+run_srun over --mpi=none --dist-mode=mpi --dist-launcher -N3 --ntasks-per-node=1 \
+	--gpus-per-node=2 mpirun --allow-run-as-root -np 7 bash -c "touch $WORK/started"
+[ "$RC" -ne 0 ] || fail "mpirun -np 7 on 6 slots exited 0"
+assert_contains "$WORK/over.err" "mpirun -np 7 asks for more processes than the 6 slots of the step's 3 nodes"
+[ "$(grep -c 'asks for more processes' "$WORK/over.err")" -eq 1 ] || fail "the refusal is not one line: $(cat "$WORK/over.err")"
+assert_not_contains "$WORK/over.err" "There are not enough slots"
+[ ! -e "$WORK/started" ] || fail "a rank started"
+assert_no_node_drained
