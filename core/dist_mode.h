@@ -52,6 +52,9 @@ struct dist_mode {
 	/* Needs every node's NPUs (dist_world.node_extras): each node's first
 	 * task reads them from hccn.conf; only an exchange (PMIx) spreads them. */
 	bool needs_npus;
+	/* Names the nodes as Slurm does (dist_world.node_names) when in a
+	 * Slurm step: its hostfiles are for launchers inside the allocation. */
+	bool names_nodes;
 	/* Fills ENV with the variables this mode's frameworks expect. */
 	int (*build_env)(const struct dist_world *world, struct dist_env *env,
 	                 struct dist_err *err);

@@ -64,6 +64,11 @@ struct dist_world {
 	/* What each node's first task reported for the mode (dist_mode.needs_npus:
 	 * its NPUs, "id=ip,..."), nnodes entries; NULL otherwise. */
 	const char *const *node_extras;
+	/* Slurm's names of the nodes, nnodes entries in node order, in a Slurm
+	 * step for modes that name them (dist_mode.names_nodes), on the node's
+	 * first task, which writes the files; NULL otherwise (the hostfiles
+	 * then list addresses). */
+	const char *const *node_names;
 	uint16_t hccl_base_port; /* first of 32 ports for HCCL (mode ascend) */
 	bool npu_isolate;        /* each task sees only its own NPU (mode ascend) */
 	/* The step's private directory on this node, for modes that write

@@ -17,14 +17,17 @@
 #define HOSTFILE_OPENMPI "hostfile"
 #define HOSTFILE_MPICH   "hostfile.mpich"
 
-/* One line per node, "addr slots=N" (Open MPI, DeepSpeed) or "addr:N"
- * (MPICH, Intel MPI); N as dist_node_slots. NULL when out of memory. */
+/* One line per node, "host slots=N" (Open MPI, DeepSpeed) or "host:N"
+ * (MPICH, Intel MPI); N as dist_node_slots. The host is Slurm's name of
+ * the node in a Slurm step: launchers inside the allocation (mpirun,
+ * mpiexec) accept only those; else its address. NULL when out of memory. */
 static char *format_hostfile(const struct dist_world *w, const char *separator)
 {
 	struct dist_buf text = DIST_BUF_INIT;
 
 	for (uint32_t i = 0; i < w->nnodes; i++)
-		dist_buf_appendf(&text, "%s%s%u\n", w->nodes[i].addr, separator,
+		dist_buf_appendf(&text, "%s%s%u\n",
+		                 w->node_names ? w->node_names[i] : w->nodes[i].addr, separator,
 		                 dist_node_slots(&w->nodes[i]));
 	return dist_buf_take(&text);
 }
@@ -192,6 +195,7 @@ const struct dist_mode dist_mode_mpi = {
         .summary = "MPI/Horovod/DeepSpeed: hostfiles, NODE_IP_SLOT_LIST, interface variables",
         .needs_nodes = true,
         .program_uses_pmi = true,
+        .names_nodes = true,
         .build_env = mpi_build_env,
         .build_files = mpi_build_files,
 };

@@ -28,6 +28,7 @@ struct task {
 	struct stepdir dir;        /* the step's private directory; fd -1 when not open */
 	struct relay_params relay; /* the launcher form's, set up by the exchange if any */
 	struct dist_world world;   /* from the wire-up; its step_dir is dir's path */
+	char **node_names;         /* the world's node_names, owned (up to the exec) */
 };
 
 #define TASK_INIT                                                                                  \

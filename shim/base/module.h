@@ -17,7 +17,7 @@
 #include "dist_relay.h"
 
 /* Bumped whenever a table below changes. */
-#define MODULE_ABI "slurm-dist " DIST_VERSION " module ABI 2"
+#define MODULE_ABI "slurm-dist " DIST_VERSION " module ABI 3"
 
 #define MODULE_EXPORT __attribute__((visibility("default")))
 
@@ -40,6 +40,9 @@ struct slurmctld_module {
 	 * NULL. */
 	int (*node_addrs)(const char *nodelist, uint32_t only, char ***names, char ***addrs,
 	                  uint32_t *count, struct dist_err *err);
+	/* NODELIST's names in its order (libslurm's hostlist; no query). */
+	int (*node_names)(const char *nodelist, char ***names, uint32_t *count,
+	                  struct dist_err *err);
 };
 
 struct topo_view;

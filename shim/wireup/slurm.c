@@ -321,6 +321,54 @@ static int read_master_port(const struct wireup_request *req, struct dist_world 
 	return 0;
 }
 
+int wireup_slurm_node_names(const struct dist_world *w, char ***names, struct dist_err *err)
+{
+	const char *list = getenv("SLURM_STEP_NODELIST");
+	const struct slurmctld_module *ctld;
+	char **listed = NULL;
+	uint32_t count = 0;
+	int rc = -1;
+
+	*names = NULL;
+	if (!list || !w->nodes)
+		return 0;
+	if (!(ctld = module_slurm(err)) || ctld->node_names(list, &listed, &count, err))
+		return -1;
+	if (count != w->nnodes) {
+		dist_err_set(err, "SLURM_STEP_NODELIST '%s' does not list %u nodes", list,
+		             w->nnodes);
+		goto out;
+	}
+	/* The node table in node order, each node's name taken from its place. */
+	if (!(*names = calloc(count, sizeof(**names)))) {
+		dist_err_set(err, "out of memory");
+		goto out;
+	}
+	for (uint32_t k = 0; k < count; k++) {
+		uint32_t at = w->nodes[k].slurm_index;
+
+		if (at >= count || !listed[at]) {
+			dist_err_set(err, "the step's nodes do not each have one place in '%s'",
+			             list);
+			goto out;
+		}
+		(*names)[k] = listed[at];
+		listed[at] = NULL;
+	}
+	rc = 0;
+out:
+	for (uint32_t i = 0; i < count; i++)
+		free(listed[i]);
+	free(listed);
+	if (rc && *names) {
+		for (uint32_t k = 0; k < count; k++)
+			free((*names)[k]);
+		free(*names);
+		*names = NULL;
+	}
+	return rc;
+}
+
 int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct dist_err *err)
 {
 	struct dist_addr_list local;

@@ -137,5 +137,11 @@ static int node_addrs(const char *nodelist, uint32_t only, char ***names_out, ch
 	return rc;
 }
 
+static int node_names(const char *nodelist, char ***names, uint32_t *count, struct dist_err *err)
+{
+	*names = expand(nodelist, count, err);
+	return *names ? 0 : -1;
+}
+
 MODULE_EXPORT const struct slurmctld_module dist_shim_module_slurm = {MODULE_ABI, step_layout,
-                                                                      node_addrs};
+                                                                      node_addrs, node_names};

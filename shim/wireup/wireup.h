@@ -77,6 +77,11 @@ int wireup_slurm(const struct wireup_request *req, struct dist_world *w, struct 
  * cannot describe it (PMI2 under --distribution=arbitrary). */
 int wireup_slurm_node_of(uint32_t size, uint32_t nnodes, uint32_t *node_of, struct dist_err *err);
 
+/* Slurm's names of W's nodes in node order (W->nnodes malloc'd strings in
+ * a malloc'd array) in *NAMES, from SLURM_STEP_NODELIST and each node's
+ * place in it; *NAMES NULL outside a Slurm step. */
+int wireup_slurm_node_names(const struct dist_world *w, char ***names, struct dist_err *err);
+
 /* Shared by both: MASTER_PORT the user set, or 0. */
 int wireup_user_port(const struct wireup_request *req, uint16_t *port, struct dist_err *err);
 /* First free port on this node, from the job's and step's first port on. */

@@ -4,6 +4,7 @@
  * WORLD_FILE has one key=value per line (rank, size, local_rank, local_size,
  * node_rank, nnodes, master_addr, master_port, master_ifname, local_gpus),
  * optionally "compat=LIST" (--dist-compat profiles), "step_dir=PATH",
+ * "names=NAME,..." (Slurm's names of the nodes, node order: a Slurm step),
  * "launcher=1" (the launcher form), "restart_count=N" and "run_id=ID" (the
  * job's attempt and id), "ompi=orte|prrte" (the Open MPI on the
  * task's PATH: 4, or 5 and later), "pmix=1" (the step has PMIx), the
@@ -32,6 +33,8 @@ static char compat[256];
 static char step_dir[256];
 static char *npus[NODES_MAX];
 static size_t nnpus;
+static char *names[NODES_MAX];
+static size_t nnames;
 static uint32_t block_ranks[64];
 static struct dist_task tasks[64];
 static size_t ntasks;
@@ -99,6 +102,15 @@ static int set_field(struct dist_world *w, const char *key, const char *value)
 		return add_node(value);
 	if (strcmp(key, "task") == 0)
 		return add_task(value);
+	if (strcmp(key, "names") == 0) {
+		char *copy = strdup(value), *save = NULL;
+
+		for (char *n = strtok_r(copy, ",", &save); n && nnames < NODES_MAX;
+		     n = strtok_r(NULL, ",", &save))
+			names[nnames++] = strdup(n);
+		free(copy);
+		return 0;
+	}
 	if (strcmp(key, "npus") == 0)
 		return nnpus == NODES_MAX || !(npus[nnpus++] = strdup(value));
 	if (strcmp(key, "hccl_base_port") == 0) {
@@ -243,6 +255,8 @@ int main(int argc, char **argv)
 	}
 	if (nnpus)
 		world.node_extras = (const char *const *)npus;
+	if (nnames)
+		world.node_names = (const char *const *)names;
 	if (step_dir[0])
 		world.step_dir = step_dir;
 	if (ntasks) {

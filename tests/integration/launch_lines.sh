@@ -15,15 +15,15 @@ printf '%s\n' 'import socket' 'from mpi4py import MPI' 'c = MPI.COMM_WORLD' \
 	>"$WORK/where.py"
 show_then_run="sed 's/^/HOSTFILE /' \"\$OMPI_MCA_orte_default_hostfile\"; exec mpirun --allow-run-as-root"
 
-# NP ranks, each node holding as many as its hostfile line's slots (tcnK is
-# 10.77.0.K in the test cluster).
+# NP ranks, each node holding as many as its hostfile line's slots (the
+# hostfile names the nodes as Slurm does).
 check_placement() {
 	local out=$1 np=$2 k ranks
 	assert_count "$out" "^RANK-AT [0-9]*/$np tcn[1-3]$" "$np"
-	assert_count "$out" "^HOSTFILE 10.77.0.[1-3] slots=[0-9]*$" 3
+	assert_count "$out" "^HOSTFILE tcn[1-3] slots=[0-9]*$" 3
 	for k in 1 2 3; do
 		ranks=$(grep -c "^RANK-AT [0-9]*/$np tcn$k$" "$out" || true)
-		assert_count "$out" "^HOSTFILE 10.77.0.$k slots=$ranks$" 1
+		assert_count "$out" "^HOSTFILE tcn$k slots=$ranks$" 1
 	done
 }
 
@@ -36,6 +36,14 @@ for pmi in none $XMPI; do
 	[ "$RC" -eq 0 ] || { cat "$WORK/gpus_$pmi.err" >&2; fail "mpirun -np \$GPU_NUM (--mpi=$pmi) exited $RC"; }
 	check_placement "$WORK/gpus_$pmi.out" 6
 done
+
+# The hostfile line: Open MPI inside the allocation accepts the file, whose
+# hosts are the allocation's names, and takes its slots.
+run_srun hostfile --mpi=none --dist-mode=mpi --dist-launcher -N3 --ntasks-per-node=1 \
+	--gpus-per-node=2 bash -c \
+	"$show_then_run -np 6 --hostfile \"\$OMPI_MCA_orte_default_hostfile\" $PY $WORK/where.py"
+[ "$RC" -eq 0 ] || { cat "$WORK/hostfile.err" >&2; fail "mpirun --hostfile exited $RC"; }
+check_placement "$WORK/hostfile.out" 6
 
 # An order of the step's own (rank 0 on tcn3, Slurm's last node): the
 # slots go to Open MPI in Slurm's order. (Uneven slots in such an order are
@@ -60,7 +68,7 @@ timeout 120 salloc -N3 --ntasks-per-node=2 --gpus-per-node=2 srun --mpi=none --d
 	fail "mpirun in a two-node step of a three-node job failed"
 }
 assert_count "$WORK/inner.out" "^RANK-AT [0-9]/4 tcn[12]$" 4
-assert_count "$WORK/inner.out" "^HOSTFILE 10.77.0.[12] slots=2$" 2
+assert_count "$WORK/inner.out" "^HOSTFILE tcn[12] slots=2$" 2
 
 # More than the slots: one line, nothing started.
 run_srun over --mpi=none --dist-mode=mpi --dist-launcher -N3 --ntasks-per-node=1 \

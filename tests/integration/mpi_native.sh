@@ -42,8 +42,8 @@ PATH=${files_path:-$PATH} run_srun files --mpi=$XMPI --dist-mode=mpi -N3 --ntask
 	echo "$(hostname) $SLURM_LOCALID same $([ "$PRTE_MCA_prte_default_hostfile" = "$f" ] && [ "$I_MPI_HYDRA_HOST_FILE" = "$HYDRA_HOST_FILE" ] && echo yes)"
 	echo "$(hostname) $SLURM_LOCALID vars $NODE_IP_SLOT_LIST $VC_WORKER_HOSTS $MA_NUM_HOSTS $OMPI_MCA_btl_tcp_if_include $HOROVOD_GLOO_IFACE"'
 [ "$RC" -eq 0 ] || { cat "$WORK/files.err" >&2; fail "srun exited $RC"; }
-assert_count "$WORK/files.out" ' openmpi 10.77.0.1 slots=2 10.77.0.2 slots=2 10.77.0.3 slots=2$' 6
-assert_count "$WORK/files.out" ' mpich 10.77.0.1:2 10.77.0.2:2 10.77.0.3:2$' 6
+assert_count "$WORK/files.out" ' openmpi tcn1 slots=2 tcn2 slots=2 tcn3 slots=2$' 6
+assert_count "$WORK/files.out" ' mpich tcn1:2 tcn2:2 tcn3:2$' 6
 assert_count "$WORK/files.out" " modes 700 $(id -u) 600 $(id -u)$" 6
 assert_count "$WORK/files.out" ' same yes$' 6
 assert_count "$WORK/files.out" ' vars 10.77.0.1:2,10.77.0.2:2,10.77.0.3:2 10.77.0.1,10.77.0.2,10.77.0.3 3 10.77.0.0/24 ' 6

@@ -69,7 +69,7 @@ if [ "$shared" = yes ]; then
 	[ "$ddp_c_rc" -eq 0 ] || { cat "$WORK/ddp_c.err" >&2; fail "ddp + C MPI under --mpi=pmix exited $ddp_c_rc"; }
 	assert_count "$WORK/ddp_c.out" '^C-MPI-OK rank=[0-3] size=4 ' 4
 	[ "$mpi_files_rc" -eq 0 ] || { cat "$WORK/mpi_files.err" >&2; fail "mode mpi under --mpi=pmix exited $mpi_files_rc"; }
-	assert_count "$WORK/mpi_files.out" ' hostfile 10.77.0.1 slots=2 10.77.0.2 slots=2 10.77.0.3 slots=2$' 6
+	assert_count "$WORK/mpi_files.out" ' hostfile tcn1 slots=2 tcn2 slots=2 tcn3 slots=2$' 6
 	# srun's plugin asks once for the step (it cannot know the tasks' PMIx
 	# will be shared); the tasks ask nothing.
 	[ "$rpcs" -le 1 ] || fail "mode mpi's step sent slurmctld $rpcs node-information RPCs: the tasks asked for themselves"
@@ -97,6 +97,6 @@ else
 	# Mode mpi leaves PMIx to the program; srun's plugin asks slurmctld
 	# once for the whole step (ctld_rpcs.sh), not each task.
 	[ "$mpi_files_rc" -eq 0 ] || { cat "$WORK/mpi_files.err" >&2; fail "mode mpi under --mpi=pmix exited $mpi_files_rc"; }
-	assert_count "$WORK/mpi_files.out" ' hostfile 10.77.0.1 slots=2 10.77.0.2 slots=2 10.77.0.3 slots=2$' 6
+	assert_count "$WORK/mpi_files.out" ' hostfile tcn1 slots=2 tcn2 slots=2 tcn3 slots=2$' 6
 	[ "$rpcs" -eq 1 ] || fail "mode mpi's 6 tasks on PMIx 4: slurmctld received $rpcs node-information RPCs, expected srun's one"
 fi

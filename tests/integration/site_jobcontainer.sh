@@ -101,7 +101,7 @@ if slurm_at_least 24.11; then
 	restart_all_slurmd
 	run_steps dir
 	step_ok files
-	assert_count "$WORK/files.out" '^10.77.0.1 slots=2 10.77.0.2 slots=2 10.77.0.3 slots=2 .*FILES-OK$' 6
+	assert_count "$WORK/files.out" '^tcn1 slots=2 tcn2 slots=2 tcn3 slots=2 .*FILES-OK$' 6
 	check_dirs_removed
 	echo "site_jobcontainer: with SlurmdParameters=contain_spank, mode mpi works and no step left its directory"
 fi

@@ -71,7 +71,7 @@ check_mode_steps() {
 	# made in the job's own /tmp (issue 21: it was made outside the job's mount
 	# namespace, and every task failed "cannot use /tmp/slurm-dist.job...").
 	step_ok files
-	assert_count "$WORK/files.out" '^10.77.0.1 slots=2 10.77.0.2 slots=2 10.77.0.3 slots=2 .*FILES-OK$' 6
+	assert_count "$WORK/files.out" '^tcn1 slots=2 tcn2 slots=2 tcn3 slots=2 .*FILES-OK$' 6
 	if [ "$XMPI" = pmix ]; then
 		step_ok native
 		for r in 0 1 2 3 4 5; do assert_count "$WORK/native.out" "^MPI-OK rank=$r size=6 " 1; done
@@ -149,7 +149,7 @@ JOB
 	wait_job "$JOB" 120
 	[ "$JOB_STATE" = COMPLETED ] || { cat "$WORK/requeue.out" >&2; fail "the requeued job ended $JOB_STATE"; }
 	for a in 0 1; do
-		assert_count "$WORK/requeue.out" "^ATTEMPT $a tcn[1-3] 10.77.0.1 slots=1 10.77.0.2 slots=1 10.77.0.3 slots=1 1$" 3
+		assert_count "$WORK/requeue.out" "^ATTEMPT $a tcn[1-3] tcn1 slots=1 tcn2 slots=1 tcn3 slots=1 1$" 3
 	done
 	assert_not_contains "$WORK/requeue.out" NOT-REQUEUED
 }
