@@ -264,22 +264,23 @@ static void complete_world(struct task *t)
 
 /* Slurm's names of the nodes, for a mode whose hostfiles launchers inside
  * the allocation read (they accept only those names). Only the node's
- * first task writes the files (place_files), so only it loads libslurm. */
-static int name_nodes(struct task *t, struct dist_err *err)
+ * first task writes the files (place_files), so only it loads libslurm.
+ * Without the names the hostfiles list addresses, as outside Slurm. */
+static void name_nodes(struct task *t)
 {
+	struct dist_err err = {{0}};
+
 	if (!t->plan.mode->names_nodes || t->world.local_rank != 0)
-		return 0;
-	if (wireup_slurm_node_names(&t->world, &t->node_names, err))
-		return -1;
+		return;
+	if (wireup_slurm_node_names(&t->world, &t->node_names, &err))
+		msg_warn("the hostfiles list addresses, not Slurm's node names: %s", err.msg);
 	t->world.node_names = (const char *const *)t->node_names;
-	return 0;
 }
 
 /* After a wire-up that worked: the contract, the binding, the files. */
 static enum wireup_result set_up(struct task *t, struct dist_err *err)
 {
-	if (name_nodes(t, err))
-		return WIREUP_FAILED;
+	name_nodes(t);
 	if (t->cli.launcher && (check_launcher_form(&t->world, err) || set_launcher_slurm_env(err)))
 		return WIREUP_FAILED;
 	if (plan_export_contract(&t->plan, &t->world, err))

@@ -321,42 +321,47 @@ static int read_master_port(const struct wireup_request *req, struct dist_world 
 	return 0;
 }
 
+/* True when LISTED (COUNT names, Slurm's order) is this step's node list as
+ * the node table knows it: as many nodes, and this node at its place. */
+static bool names_this_step(const struct dist_world *w, char **listed, uint32_t count)
+{
+	const char *me = getenv("SLURMD_NODENAME");
+	uint32_t at;
+
+	if (count != w->nnodes || w->node_rank >= w->nnodes || !me)
+		return false;
+	at = w->nodes[w->node_rank].slurm_index;
+	return at < count && strcmp(listed[at], me) == 0;
+}
+
 int wireup_slurm_node_names(const struct dist_world *w, char ***names, struct dist_err *err)
 {
 	const char *list = getenv("SLURM_STEP_NODELIST");
 	const struct slurmctld_module *ctld;
 	char **listed = NULL;
 	uint32_t count = 0;
-	int rc = -1;
+	int rc = 0;
 
 	*names = NULL;
 	if (!list || !w->nodes)
 		return 0;
 	if (!(ctld = module_slurm(err)) || ctld->node_names(list, &listed, &count, err))
 		return -1;
-	if (count != w->nnodes) {
-		dist_err_set(err, "SLURM_STEP_NODELIST '%s' does not list %u nodes", list,
-		             w->nnodes);
-		goto out;
-	}
-	/* The node table in node order, each node's name taken from its place. */
-	if (!(*names = calloc(count, sizeof(**names)))) {
-		dist_err_set(err, "out of memory");
-		goto out;
-	}
-	for (uint32_t k = 0; k < count; k++) {
+	/* Another launcher's step inside an allocation (mpirun starting the
+	 * shim) sees a list that is not its own: no names then. */
+	if (names_this_step(w, listed, count) && !(*names = calloc(count, sizeof(**names))))
+		rc = dist_err_set(err, "out of memory");
+	for (uint32_t k = 0; *names && k < count; k++) {
 		uint32_t at = w->nodes[k].slurm_index;
 
 		if (at >= count || !listed[at]) {
-			dist_err_set(err, "the step's nodes do not each have one place in '%s'",
-			             list);
-			goto out;
+			rc = dist_err_set(
+			        err, "the step's nodes do not each have one place in '%s'", list);
+			break;
 		}
 		(*names)[k] = listed[at];
 		listed[at] = NULL;
 	}
-	rc = 0;
-out:
 	for (uint32_t i = 0; i < count; i++)
 		free(listed[i]);
 	free(listed);

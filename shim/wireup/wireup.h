@@ -79,7 +79,8 @@ int wireup_slurm_node_of(uint32_t size, uint32_t nnodes, uint32_t *node_of, stru
 
 /* Slurm's names of W's nodes in node order (W->nnodes malloc'd strings in
  * a malloc'd array) in *NAMES, from SLURM_STEP_NODELIST and each node's
- * place in it; *NAMES NULL outside a Slurm step. */
+ * place in it; *NAMES NULL outside a Slurm step, or where the list is not
+ * the step's. -1 with ERR set when the names cannot be read. */
 int wireup_slurm_node_names(const struct dist_world *w, char ***names, struct dist_err *err);
 
 /* Shared by both: MASTER_PORT the user set, or 0. */
