@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_list.h"
 #include "dist_net.h"
 #include "dist_slurmenv.h"
 
@@ -131,11 +132,11 @@ int dist_npus_format(const struct dist_npu *npus, uint32_t n, char *buf, size_t 
 int dist_npus_parse(const char *text, struct dist_npu *npus, uint32_t max, uint32_t *n,
                     struct dist_err *err)
 {
-	const char *p = text;
+	const char *cursor = text, *p;
+	size_t len;
 
 	*n = 0;
-	while (*p) {
-		size_t len = strcspn(p, ",");
+	while (dist_list_next(&cursor, ',', &p, &len)) {
 		char item[DIST_ADDR_MAX + 16], *eq;
 		uint32_t addr;
 
@@ -151,7 +152,6 @@ int dist_npus_parse(const char *text, struct dist_npu *npus, uint32_t max, uint3
 			return dist_err_set(err, "malformed NPU list '%s'", text);
 		snprintf(npus[*n].ip, sizeof(npus[*n].ip), "%s", eq + 1);
 		(*n)++;
-		p += len + (p[len] == ',');
 	}
 	return 0;
 }

@@ -150,15 +150,15 @@ static const struct dist_profile *find_profile(const char *name, size_t len)
 int dist_profiles_parse(const char *list, const struct dist_profile **out, size_t *count,
                         struct dist_err *err)
 {
-	const char *p = list;
+	const char *cursor = list, *p;
+	size_t len;
 
 	*count = 0;
 	if (!list || !*list)
 		return dist_err_set(err,
 		                    "empty --dist-compat: valid profiles are %s, comma-separated",
 		                    dist_profile_choices());
-	while (*p) {
-		size_t len = strcspn(p, ",");
+	while (dist_list_next(&cursor, ',', &p, &len)) {
 		const struct dist_profile *profile = find_profile(p, len);
 
 		if (!profile)
@@ -174,11 +174,10 @@ int dist_profiles_parse(const char *list, const struct dist_profile **out, size_
 			return dist_err_set(err, "--dist-compat '%s' names too many profiles",
 			                    list);
 		out[(*count)++] = profile;
-		p += len;
-		if (*p == ',' && *++p == '\0')
-			return dist_err_set(err, "invalid --dist-compat '%s': trailing comma",
-			                    list);
 	}
+	/* The walker ends a list at a trailing comma: refused here instead. */
+	if (list[strlen(list) - 1] == ',')
+		return dist_err_set(err, "invalid --dist-compat '%s': trailing comma", list);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_list.h"
 #include "dist_slurmenv.h"
 
 static bool is_identity(const uint32_t *order, uint32_t n)
@@ -83,18 +84,17 @@ static int parse_order(const char **p, struct dist_stepnodes *s)
 static int parse_addrs(const char *p, struct dist_stepnodes *s)
 {
 	uint32_t n = dist_count_list_items(p);
+	const char *item;
+	size_t len;
 
 	if (n != 1 && n != s->nnodes)
 		return -1;
 	s->addrs = calloc(n, sizeof(*s->addrs));
-	for (uint32_t k = 0; s->addrs && k < n; k++) {
-		size_t len = strcspn(p, ",");
-
-		s->addrs[k] = strndup(p, len);
+	for (uint32_t k = 0; s->addrs && k < n && dist_list_next(&p, ',', &item, &len); k++) {
+		s->addrs[k] = strndup(item, len);
 		if (!s->addrs[k] || !addr_ok(s->addrs[k]))
 			return -1;
 		s->naddrs = k + 1;
-		p += len + (p[len] == ',');
 	}
 	return s->addrs && s->naddrs == n ? 0 : -1;
 }
