@@ -47,20 +47,7 @@ source "$here/lib.sh"
 # The profile is on: a file a job writes to /tmp is in the job's own /tmp,
 # not in the node's (testcluster.sh's $TC_DIR/tmp/tcnK), and the next job
 # does not see it.
-# Nodes whose mount namespaces cannot hold their jobs' (Linux 6.18's
-# namespace ids, docs/testing.md) fail the first job on every node with
-# "ns base mount failed", although testcluster.sh checked each node's
-# namespace when it made it: seen in 2 of 8 runs here on 2026-11-25. Then
-# the cluster is made again, at most twice, and said so; every later job
-# must start.
-for attempt in 1 2 3; do
-	run_srun tmp1 -N3 -n3 --ntasks-per-node=1 bash -c 'echo "$SLURM_JOB_ID" >/tmp/jc-probe && cat /tmp/jc-probe'
-	[ "$RC" -ne 0 ] && [ "$attempt" -lt 3 ] &&
-		grep -q 'ns base mount failed' "$TC_DIR"/log/slurmd.tcn*.log || break
-	echo "site_jobcontainer: the nodes' namespaces cannot hold the jobs' (attempt $attempt); making the cluster again" >&2
-	"$tc" down >/dev/null 2>&1 || true
-	TC_PLUGIN_ARGS=port_range=24000-24999 timeout 180 "$tc" up
-done
+run_srun tmp1 -N3 -n3 --ntasks-per-node=1 bash -c 'echo "$SLURM_JOB_ID" >/tmp/jc-probe && cat /tmp/jc-probe'
 [ "$RC" -eq 0 ] || { cat "$WORK/tmp1.err" >&2; fail "a job under job_container/tmpfs failed ($RC)"; }
 assert_count "$WORK/tmp1.out" '^[0-9][0-9]*$' 3
 for k in 1 2 3; do
