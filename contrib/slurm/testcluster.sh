@@ -494,16 +494,20 @@ start_slurmd_on() {
 		sh "$n" "$TC_DIR/tmp/$n" "$conf" "${cpu:+$SELF}" "$cpus" "$TC_DIR"
 }
 
-# The CPUs this process may run on, one a line (taskset's list: 0-3,6).
-allowed_cpus() {
-	local list part
-	list=$(taskset -pc $$ | sed 's/.*: *//')
-	for part in ${list//,/ }; do
+# The CPUs of a taskset list (0-3,6), one a line.
+expand_cpus() {
+	local part
+	for part in ${1//,/ }; do
 		case $part in
 		*-*) seq "${part%-*}" "${part#*-}" ;;
 		*) echo "$part" ;;
 		esac
 	done
+}
+
+# The CPUs this process may run on, one a line.
+allowed_cpus() {
+	expand_cpus "$(taskset -pc $$ | sed 's/.*: *//')"
 }
 
 # Profile jobcontainer. Not in a chroot: a task joins its job's mount
@@ -537,14 +541,15 @@ start_slurmd_jc() {
 	return 1
 }
 
-# nscheck NODE CPUS (inside the node's new mount namespace): on every CPU,
-# a new mount namespace's file can be bound here, as slurmstepd will.
-# Exit 3 if not.
+# nscheck NODE CPUS (inside the node's new mount namespace): on every CPU
+# of CPUS (the node's, not this process's: it runs pinned to the CPU its
+# namespace was made on), a new mount namespace's file can be bound here,
+# as slurmstepd will. Exit 3 if not.
 do_nscheck() {
-	local n=$1 holder cpu pid rc=0
+	local n=$1 cpus=$2 holder cpu pid rc=0
 	holder=$TC_DIR/jc/$n/.nscheck
 	: >"$holder"
-	for cpu in $(allowed_cpus); do
+	for cpu in $(expand_cpus "$cpus"); do
 		taskset -c "$cpu" unshare --mount --propagation unchanged sleep 10 &
 		pid=$!
 		# Until the child has its own namespace.
@@ -659,7 +664,7 @@ usage() {
 if [ "$1" = nscheck ]; then
 	# Internal: run by start_slurmd_on inside a node's mount namespace.
 	[ "$#" -eq 3 ] || usage
-	do_nscheck "$2"
+	do_nscheck "$2" "$3"
 	exit
 fi
 if [ "$1" = restart-slurmd ]; then
