@@ -16,6 +16,8 @@ packages=(
 	slurm-wlm slurmctld slurmd slurm-client munge iproute2 util-linux mount procps
 	# real clients used by the integration tests
 	python3 python3-torch python3-numpy python3-mpi4py openmpi-bin libopenmpi-dev
+	# MPICH beside Open MPI (Open MPI stays the default mpirun and mpicc)
+	mpich libmpich-dev
 	# fault injection (a node that drops the training ports)
 	nftables
 	# packages built from the tree (debian/, an RPM spec)

@@ -160,6 +160,19 @@ out:
 	return rc;
 }
 
+/* MPICH's Hydra in the launcher form: mpiexec's proxies, started on the
+ * other nodes through srun, connect back to it by its host name, which need
+ * not resolve there; given the interface that reaches the step's peers,
+ * mpiexec hands them that interface's address instead. Only rank 0's task
+ * runs mpiexec, and its interface is the one meant; the proxies do not
+ * need an interface of that name on their own nodes (docs/mpi.md). */
+static int set_hydra_iface(const struct dist_world *w, struct dist_env *env, struct dist_err *err)
+{
+	if (!w->launcher || !w->master_ifname[0])
+		return 0;
+	return dist_env_set(env, "HYDRA_IFACE", w->master_ifname, err);
+}
+
 /* Open MPI 5 and later find their peers under srun only through PMIx: in a
  * step without it each rank would quietly run alone, a singleton of size 1.
  * Refused on every task alike, so no rank starts. */
@@ -183,7 +196,7 @@ static int mpi_build_env(const struct dist_world *w, struct dist_env *env, struc
 		return -1;
 	if (dist_mode_ddp.build_env(w, env, err) || set_hostfile_vars(w, env, err) ||
 	    set_platform_vars(w, env, err) || set_ompi_tcp_networks(w, env, err) ||
-	    set_launcher_slots(w, env, err))
+	    set_launcher_slots(w, env, err) || set_hydra_iface(w, env, err))
 		return -1;
 	if (w->master_ifname[0] && dist_env_set(env, "HOROVOD_GLOO_IFACE", w->master_ifname, err))
 		return -1;

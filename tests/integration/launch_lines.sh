@@ -73,6 +73,25 @@ timeout 120 salloc -N3 --ntasks-per-node=2 --gpus-per-node=2 srun --mpi=none --d
 check_placement "$WORK/inner.out" 4 2
 assert_count "$WORK/inner.out" "^HOSTFILE tcn[1-3] slots=2$" 2
 
+# MPICH's mpiexec (Hydra, its Slurm bootstrap), with the same slots and
+# with the MPICH form of the hostfile. Debian builds mpi4py for Open MPI
+# only: the MPI program is C (mpi_hello.c: allreduce of the ranks, checked),
+# built with MPICH's compiler. Hydra's proxies reach mpiexec through
+# HYDRA_IFACE (the launcher node's interface): the test cluster's names do
+# not resolve, and each node names its interface differently.
+mpicc.mpich -o "$WORK/mpich_hello" "$TESTS_DIR/mpi_hello.c" || fail "mpicc.mpich failed"
+as_rank_at='s|^C-MPI-OK rank=\([0-9]*\) size=\([0-9]*\) host=\(.*\)$|RANK-AT \1/\2 \3|'
+# shellcheck disable=SC2016 # expanded by the launcher task
+for line in '-n $GPU_NUM' '-n 6 -f $HYDRA_HOST_FILE'; do
+	run_srun mpich --mpi=none --dist-mode=mpi --dist-compat=tione --dist-launcher -N3 \
+		--ntasks-per-node=1 --gpus-per-node=2 bash -c \
+		"sed 's/^/HOSTFILE /' \"\$OMPI_MCA_orte_default_hostfile\"; echo IFACE \$HYDRA_IFACE; exec mpiexec.mpich $line $WORK/mpich_hello"
+	[ "$RC" -eq 0 ] || { cat "$WORK/mpich.err" >&2; fail "mpiexec.mpich $line exited $RC"; }
+	assert_count "$WORK/mpich.out" '^IFACE [a-z0-9]*$' 1
+	sed -i "$as_rank_at" "$WORK/mpich.out"
+	check_placement "$WORK/mpich.out" 6 3
+done
+
 # More than the slots: one line, nothing started.
 run_srun over --mpi=none --dist-mode=mpi --dist-launcher -N3 --ntasks-per-node=1 \
 	--gpus-per-node=2 mpirun --allow-run-as-root -np 7 bash -c "touch $WORK/started"

@@ -97,16 +97,30 @@ static void build(const struct dist_mode *mode, const char *compat, const struct
 	dist_env_sort(env);
 }
 
-/* Same names, same values, same order (both sorted). */
-static bool same_env(const struct dist_env *a, const struct dist_env *b)
+/* HYDRA_IFACE names the launcher node's own interface: only mpiexec reads
+ * it, on that node, and hands the proxies the interface's address. */
+static bool launcher_node_var(const char *name)
+{
+	return strcmp(name, "HYDRA_IFACE") == 0;
+}
+
+/* Same names, same values, same order (both sorted); with SKIP_OWN, the
+ * launcher node's own variables are compared by name only. */
+static bool same_env_but(const struct dist_env *a, const struct dist_env *b, bool skip_own)
 {
 	if (a->count != b->count)
 		return false;
 	for (size_t i = 0; i < a->count; i++)
 		if (strcmp(a->vars[i].name, b->vars[i].name) != 0 ||
-		    strcmp(a->vars[i].value, b->vars[i].value) != 0)
+		    (!(skip_own && launcher_node_var(a->vars[i].name)) &&
+		     strcmp(a->vars[i].value, b->vars[i].value) != 0))
 			return false;
 	return true;
+}
+
+static bool same_env(const struct dist_env *a, const struct dist_env *b)
+{
+	return same_env_but(a, b, false);
 }
 
 static const struct dist_mode *const modes[] = {&dist_mode_ddp, &dist_mode_mpi};
@@ -128,7 +142,7 @@ static void test_launcher_contract_same_for_every_task(void **state)
 
 				build(modes[m], compats[c], &w0, &e0, &nargs0);
 				build(modes[m], compats[c], &wn, &en, &nargsn);
-				if (!same_env(&e0, &en))
+				if (!same_env_but(&e0, &en, true))
 					fail_msg("%s with %s: node %u's launcher contract differs "
 					         "from node 0's",
 					         modes[m]->name,
@@ -164,6 +178,27 @@ static void test_native_contract_differs_per_task(void **state)
 		assert_string_equal(dist_env_get(&e1, "GLOO_SOCKET_IFNAME"), "ens5");
 		dist_env_free(&e0);
 		dist_env_free(&e1);
+	}
+}
+
+/* Mode mpi's launcher task gives mpiexec (MPICH's Hydra) its own node's
+ * interface; a task of the native form runs no mpiexec and gets none. */
+static void test_hydra_iface_only_launcher(void **state)
+{
+	(void)state;
+	for (uint32_t node = 0; node < 3; node++) {
+		struct dist_world wl = launcher_task(node, true);
+		struct dist_world wn = launcher_task(node, false);
+		struct dist_env el, en;
+		size_t nargs;
+
+		build(&dist_mode_mpi, NULL, &wl, &el, &nargs);
+		build(&dist_mode_mpi, NULL, &wn, &en, &nargs);
+		assert_non_null(dist_env_get(&el, "HYDRA_IFACE"));
+		assert_string_equal(dist_env_get(&el, "HYDRA_IFACE"), wl.master_ifname);
+		assert_null(dist_env_get(&en, "HYDRA_IFACE"));
+		dist_env_free(&el);
+		dist_env_free(&en);
 	}
 }
 
@@ -293,6 +328,7 @@ int main(void)
 	        cmocka_unit_test(test_other_programs_not_daemons),
 	        cmocka_unit_test(test_launcher_contract_same_for_every_task),
 	        cmocka_unit_test(test_native_contract_differs_per_task),
+	        cmocka_unit_test(test_hydra_iface_only_launcher),
 	        cmocka_unit_test(test_launcher_keeps_what_is_common),
 	        cmocka_unit_test(test_sources_per_task_or_node),
 	        cmocka_unit_test(test_deepspeed_all_or_none),
