@@ -18,6 +18,8 @@ packages=(
 	python3 python3-torch python3-numpy python3-mpi4py openmpi-bin libopenmpi-dev
 	# MPICH beside Open MPI (Open MPI stays the default mpirun and mpicc)
 	mpich libmpich-dev
+	# ssh-based launchers: an sshd on every test node, pdsh
+	openssh-server openssh-client pdsh
 	# fault injection (a node that drops the training ports)
 	nftables
 	# packages built from the tree (debian/, an RPM spec)

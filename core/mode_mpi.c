@@ -16,19 +16,24 @@
 
 #define HOSTFILE_OPENMPI "hostfile"
 #define HOSTFILE_MPICH   "hostfile.mpich"
+#define HOSTS_ONLY       "hosts"
 
 /* One line per node, "host slots=N" (Open MPI, DeepSpeed) or "host:N"
- * (MPICH, Intel MPI); N as dist_node_slots. The host is Slurm's name of
- * the node in a Slurm step: launchers inside the allocation (mpirun,
- * mpiexec) accept only those; else its address. NULL when out of memory. */
+ * (MPICH, Intel MPI); N as dist_node_slots; with no SEPARATOR the host
+ * alone (pdsh's -w ^FILE and WCOLL, which take a whole line for a host).
+ * The host is Slurm's name of the node in a Slurm step: launchers inside
+ * the allocation (mpirun, mpiexec) accept only those; else its address.
+ * NULL when out of memory. */
 static char *format_hostfile(const struct dist_world *w, const char *separator)
 {
 	struct dist_buf text = DIST_BUF_INIT;
 
-	for (uint32_t i = 0; i < w->nnodes; i++)
-		dist_buf_appendf(&text, "%s%s%u\n",
-		                 w->node_names ? w->node_names[i] : w->nodes[i].addr, separator,
-		                 dist_node_slots(&w->nodes[i]));
+	for (uint32_t i = 0; i < w->nnodes; i++) {
+		dist_buf_append(&text, w->node_names ? w->node_names[i] : w->nodes[i].addr);
+		if (separator)
+			dist_buf_appendf(&text, "%s%u", separator, dist_node_slots(&w->nodes[i]));
+		dist_buf_append(&text, "\n");
+	}
 	return dist_buf_take(&text);
 }
 
@@ -38,7 +43,8 @@ static int mpi_build_files(const struct dist_world *w, struct dist_files *files,
 	if (!w->nodes)
 		return dist_err_set(err, "the node table was not gathered for mode mpi");
 	if (dist_files_add(files, HOSTFILE_OPENMPI, format_hostfile(w, " slots="), err) ||
-	    dist_files_add(files, HOSTFILE_MPICH, format_hostfile(w, ":"), err))
+	    dist_files_add(files, HOSTFILE_MPICH, format_hostfile(w, ":"), err) ||
+	    dist_files_add(files, HOSTS_ONLY, format_hostfile(w, NULL), err))
 		return -1;
 	return 0;
 }
@@ -76,6 +82,11 @@ static int set_hostfile_vars(const struct dist_world *w, struct dist_env *env, s
 	                  w->step_dir) ||
 	    dist_env_setf(env, err, "HYDRA_HOST_FILE", "%s/" HOSTFILE_MPICH, w->step_dir) ||
 	    dist_env_setf(env, err, "I_MPI_HYDRA_HOST_FILE", "%s/" HOSTFILE_MPICH, w->step_dir))
+		return -1;
+	/* pdsh (DeepSpeed's multi-node runner) reads WCOLL when given no -w,
+	 * and connects with rsh unless told otherwise. */
+	if (dist_env_setf(env, err, "WCOLL", "%s/" HOSTS_ONLY, w->step_dir) ||
+	    dist_env_set(env, "PDSH_RCMD_TYPE", "ssh", err))
 		return -1;
 	return 0;
 }

@@ -38,6 +38,13 @@ TC_KEEP_ON_FAILURE=${TC_KEEP_ON_FAILURE:-0}
 TC_PROFILE=${TC_PROFILE:-plain}
 # jobcontainer on 24.11+: 1 adds SlurmdParameters=contain_spank.
 TC_CONTAIN_SPANK=${TC_CONTAIN_SPANK:-0}
+# 1: every node also runs an sshd on its address, and root's ssh reaches
+# every node by name or address with a key made here (ssh-based MPI
+# launchers, pdsh). Needs openssh-server; writes the client's settings to
+# /etc/ssh/ssh_config.d/slurm-dist-tc.conf (removed by `down`), the one
+# file outside TC_DIR, as a site's configuration would.
+TC_SSHD=${TC_SSHD:-0}
+readonly SSH_CLIENT_CONF=/etc/ssh/ssh_config.d/slurm-dist-tc.conf
 
 readonly BRIDGE=tcbr0
 readonly NET=10.77.0
@@ -96,6 +103,15 @@ check_config() {
 		slurm_at_least 24.11 || die "TC_CONTAIN_SPANK=1 needs Slurm 24.11 or later (contain_spank)"
 		;;
 	*) die "TC_CONTAIN_SPANK must be 0 or 1: $TC_CONTAIN_SPANK" ;;
+	esac
+	case $TC_SSHD in
+	0) ;;
+	1)
+		[ -x /usr/sbin/sshd ] && command -v ssh-keygen >/dev/null ||
+			die "TC_SSHD=1 needs openssh-server (run contrib/install-deps.sh)"
+		[ -d "$(dirname "$SSH_CLIENT_CONF")" ] || die "TC_SSHD=1 needs $(dirname "$SSH_CLIENT_CONF") (openssh-client)"
+		;;
+	*) die "TC_SSHD must be 0 or 1: $TC_SSHD" ;;
 	esac
 	if [ -n "$TC_PLUGIN" ] && [ ! -f "$TC_PLUGIN" ]; then
 		die "TC_PLUGIN is not a file: $TC_PLUGIN"
@@ -209,7 +225,12 @@ do_down() {
 				timeout 10 umount -l "$m" 2>/dev/null || true
 			done
 	fi
-	rm -f "$RUN"/slurmctld.pid "$RUN"/slurmd.*.pid
+	rm -f "$RUN"/slurmctld.pid "$RUN"/slurmd.*.pid "$RUN"/sshd.*.pid
+	# The ssh client's settings, when this cluster wrote them (another
+	# TC_DIR's cluster may be up beside it).
+	if [ -f "$SSH_CLIENT_CONF" ] && grep -qxF "# TC_DIR=$TC_DIR" "$SSH_CLIENT_CONF"; then
+		rm -f "$SSH_CLIENT_CONF"
+	fi
 	# Job ids restart at 1 with every `up`; PMIx directories a step left in a
 	# node's /tmp (spmix_appdir_<uid>_<job>.<step>) would make the same step id
 	# fail to launch next time.
@@ -614,6 +635,74 @@ wait_idle() {
 	done
 }
 
+# --- sshd on every node (TC_SSHD=1) ------------------------------------------
+
+# Keys and settings under TC_DIR/ssh: one host key for every node (the
+# known_hosts line covers them all), root's key, each node's sshd_config.
+write_ssh_configs() {
+	local d=$TC_DIR/ssh k n
+	mkdir -p "$d"
+	chmod 0700 "$d"
+	[ -f "$d/host_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C tc-host -f "$d/host_ed25519"
+	[ -f "$d/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C tc-root -f "$d/id_ed25519"
+	cp "$d/id_ed25519.pub" "$d/authorized_keys"
+	{
+		printf 'tcn*,%s.* ' "$NET"
+		cut -d' ' -f1,2 "$d/host_ed25519.pub"
+	} >"$d/known_hosts"
+	for ((k = 1; k <= TC_NODES; k++)); do
+		n=$(node_name "$k")
+		cat >"$d/sshd_config.$n" <<-EOF
+			# Written by contrib/slurm/testcluster.sh.
+			ListenAddress $NET.$k
+			HostKey $d/host_ed25519
+			PidFile $RUN/sshd.$n.pid
+			AuthorizedKeysFile $d/authorized_keys
+			PermitRootLogin prohibit-password
+			PasswordAuthentication no
+			KbdInteractiveAuthentication no
+			UsePAM no
+			StrictModes no
+			PrintMotd no
+		EOF
+	done
+	# Node names do not resolve here (by design): the client maps each.
+	{
+		echo "# Written by contrib/slurm/testcluster.sh; removed by its down."
+		echo "# TC_DIR=$TC_DIR"
+		for ((k = 1; k <= TC_NODES; k++)); do
+			printf 'Host %s\n\tHostName %s.%s\n' "$(node_name "$k")" "$NET" "$k"
+		done
+		printf 'Host tcn* %s.*\n' "$NET"
+		printf '\tIdentityFile %s/id_ed25519\n\tUserKnownHostsFile %s/known_hosts\n' "$d" "$d"
+		printf '\tStrictHostKeyChecking yes\n\tBatchMode yes\n\tConnectTimeout 10\n'
+	} >"$SSH_CLIENT_CONF"
+}
+
+# Node K's sshd, in the namespaces of its slurmd (network, host name, the
+# private /tmp and /dev/shm), as a node's own sshd would be.
+start_sshd() {
+	local k=$1 n pid
+	n=$(node_name "$k")
+	pid=$(pid_from_file "$RUN/slurmd.$n.pid")
+	[ -n "$pid" ] || die "no slurmd on $n to start its sshd beside"
+	mkdir -p /run/sshd
+	timeout 30 nsenter -t "$pid" --net --uts --mount -- \
+		/usr/sbin/sshd -f "$TC_DIR/ssh/sshd_config.$n" -E "$TC_DIR/log/sshd.$n.log" ||
+		die "sshd on $n failed to start; see $TC_DIR/log/sshd.$n.log"
+}
+
+# Every node answers ssh by name, from node 1 as a job would.
+check_ssh() {
+	local k n pid
+	pid=$(pid_from_file "$RUN/slurmd.tcn1.pid")
+	for ((k = 1; k <= TC_NODES; k++)); do
+		n=$(node_name "$k")
+		[ "$(timeout 20 nsenter -t "$pid" --net --uts --mount -- ssh "$n" hostname 2>&1)" = "$n" ] ||
+			die "ssh from tcn1 to $n does not work; see $TC_DIR/log/sshd.$n.log"
+	done
+}
+
 cleanup_failed_up() {
 	local rc=$?
 	if [ "$rc" -ne 0 ] && [ "$TC_KEEP_ON_FAILURE" != 1 ]; then
@@ -639,6 +728,13 @@ do_up() {
 	done
 	if ! wait_idle; then
 		exit 1
+	fi
+	if [ "$TC_SSHD" = 1 ]; then
+		write_ssh_configs
+		for ((k = 1; k <= TC_NODES; k++)); do
+			start_sshd "$k"
+		done
+		check_ssh
 	fi
 	trap - EXIT
 	log "up: $TC_NODES nodes idle; eval \"\$($0 env)\" to use it"

@@ -125,9 +125,14 @@ static void test_250_nodes(void **state)
 	assert_string_equal(dist_env_get(&env, "OMPI_MCA_btl_tcp_if_include"), "192.168.0.0/16");
 	dist_env_free(&env);
 	assert_int_equal(dist_mode_mpi.build_files(&w, &files, &err), 0);
-	assert_int_equal(files.count, 2);
+	assert_int_equal(files.count, 3);
 	assert_int_equal(count_char(files.f[0].content, '\n'), MANY_NODES);
 	assert_non_null(strstr(files.f[1].content, "192.168.102.149:8\n"));
+	/* pdsh's file: the host alone on each line. */
+	assert_int_equal(count_char(files.f[2].content, '\n'), MANY_NODES);
+	assert_non_null(strstr(files.f[2].content, "\n192.168.102.149\n"));
+	assert_null(strchr(files.f[2].content, ' '));
+	assert_null(strchr(files.f[2].content, ':'));
 	dist_files_free(&files);
 }
 
