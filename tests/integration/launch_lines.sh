@@ -7,12 +7,10 @@
 # `mpirun -np $GPU_NUM` places a rank on every GPU. A line asking for more
 # than the slots is refused with one line before mpirun starts.
 source "$(dirname "$0")/lib.sh"
-cp "$TESTS_DIR/mpi_allreduce.py" "$WORK/"
-# Each rank's host; the launcher prints its hostfile first (the file is in
-# rank 0's node's step directory: only mpirun reads it).
-printf '%s\n' 'import socket' 'from mpi4py import MPI' 'c = MPI.COMM_WORLD' \
-	'print(f"RANK-AT {c.Get_rank()}/{c.Get_size()} {socket.gethostname()}", flush=True)' \
-	>"$WORK/where.py"
+# Each rank's host, after a checked allreduce (mpi_where.py); the launcher
+# prints its hostfile first (the file is in rank 0's node's step directory:
+# only mpirun reads it).
+cp "$TESTS_DIR/mpi_where.py" "$WORK/where.py"
 show_then_run="sed 's/^/HOSTFILE /' \"\$OMPI_MCA_orte_default_hostfile\"; exec mpirun --allow-run-as-root"
 
 # NP ranks on NODES nodes, each holding as many as its hostfile line's slots

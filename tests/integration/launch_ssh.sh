@@ -8,9 +8,7 @@
 # chosen in the environment as on TI-ONE, and pdsh (DeepSpeed's runner)
 # with the host list the contract names in WCOLL.
 source "$(dirname "$0")/lib.sh"
-printf '%s\n' 'import socket' 'from mpi4py import MPI' 'c = MPI.COMM_WORLD' \
-	'print(f"RANK-AT {c.Get_rank()}/{c.Get_size()} {socket.gethostname()}", flush=True)' \
-	>"$WORK/where.py"
+cp "$TESTS_DIR/mpi_where.py" "$WORK/where.py"
 [ -f "$TC_DIR/ssh/known_hosts" ] || fail "the cluster has no sshd (testcluster.sh up with TC_SSHD=1)"
 
 # NP ranks over the 3 nodes, 2 on each (each node's hostfile line: 2 GPUs).
@@ -31,7 +29,8 @@ launcher_step() {
 
 # Open MPI's ssh launch is chosen by name: rsh in Open MPI 4 (ORTE), ssh in
 # PRRTE (5, 6), where Open MPI's own --mca plm names nothing.
-case $(mpirun --version 2>&1 | sed -n 's/.*Open MPI) \([0-9]*\).*/\1/p') in
+ompi=$(mpirun --version 2>&1 | sed -n 's/.*Open MPI) \([0-9]*\).*/\1/p')
+case $ompi in
 4) plm_line='--mca plm rsh' env_ssh='OMPI_MCA_plm=rsh OMPI_MCA_ras=^slurm' ;;
 *) plm_line='--prtemca plm ssh' env_ssh='PRTE_MCA_plm=ssh PRTE_MCA_ras=^slurm' ;;
 esac
@@ -44,10 +43,23 @@ check_two_each "$WORK/hostfile.out" 6
 
 # TI-ONE's MPI line verbatim, addresses and all: with Slurm's allocation
 # left out (ras) and the ssh launch, Open MPI takes the list as given.
-launcher_step tione "export $env_ssh; echo LIST \$NODE_IP_SLOT_LIST; \
+# Open MPI 5.0's PRRTE gives the launcher's own node no slots when -H names
+# it by address (openpmix/prrte#2259: the local node's addresses are not
+# among its aliases): the line fails there, with PRRTE's page about slots,
+# as it does on TI-ONE with that Open MPI. docs/mpi.md says so; this test
+# notices when Debian's Open MPI 5 gets the fix.
+tione_line="export $env_ssh; echo LIST \$NODE_IP_SLOT_LIST; \
 	exec mpirun --allow-run-as-root -np \$GPU_NUM -H \$NODE_IP_SLOT_LIST $PY $WORK/where.py"
+if [ "$ompi" = 5 ]; then
+	run_srun tione --mpi=none --dist-mode=mpi --dist-compat=tione --dist-launcher -N3 \
+		--ntasks-per-node=1 --gpus-per-node=2 bash -c "$tione_line"
+	[ "$RC" -ne 0 ] || fail "TI-ONE's -H line ran on Open MPI 5.0: PRRTE's -H bug is fixed; update docs/mpi.md and this test"
+	assert_contains "$WORK/tione.err" "There are not enough slots available"
+else
+	launcher_step tione "$tione_line"
+	check_two_each "$WORK/tione.out" 6
+fi
 assert_count "$WORK/tione.out" '^LIST 10\.77\.0\.1:2,10\.77\.0\.2:2,10\.77\.0\.3:2$' 1
-check_two_each "$WORK/tione.out" 6
 
 # pdsh, as DeepSpeed runs it: WCOLL names the host list (no -w), and
 # PDSH_RCMD_TYPE its ssh; the same file with -w ^FILE.
