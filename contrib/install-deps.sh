@@ -20,6 +20,8 @@ packages=(
 	mpich libmpich-dev
 	# ssh-based launchers: an sshd on every test node, pdsh
 	openssh-server openssh-client pdsh
+	# a container runtime started by the step (Charliecloud)
+	charliecloud-runtime
 	# fault injection (a node that drops the training ports)
 	nftables
 	# packages built from the tree (debian/, an RPM spec)
