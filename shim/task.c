@@ -10,6 +10,7 @@
 #include "base/msg.h"
 #include "dist_launch.h"
 #include "dist_launchline.h"
+#include "dist_runtime.h"
 #include "errfile_watch.h"
 #include "launch.h"
 
@@ -43,6 +44,32 @@ static int refuse_launch_beyond_slots(const struct task *t)
 	struct dist_err err = {{0}};
 
 	if (!t->cli.launcher || dist_launch_line_check(t->cli.cmd, &t->world, &err) == 0)
+		return 0;
+	if (t->world.rank == 0)
+		msg_error("%s", err.msg);
+	return EXIT_USAGE;
+}
+
+/* A container runtime told to drop the contract's variables, or to hide
+ * the step's files under a /tmp of its own, would start the program
+ * without them: alone, and saying nothing. Decided alike on every task
+ * (same line, same contract), so all stop. */
+static int refuse_runtime_without_contract(const struct task *t)
+{
+	/* What a program reads of the contract, whichever was set. */
+	static const char *const contract[] = {
+	        "MASTER_ADDR", "RANK",      "WORLD_SIZE",      "LOCAL_RANK",
+	        "MASTER_PORT", "TF_CONFIG", "RANK_TABLE_FILE", "OMPI_MCA_orte_default_hostfile",
+	};
+	const char *names[sizeof(contract) / sizeof(contract[0])];
+	struct dist_err err = {{0}};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(contract) / sizeof(contract[0]); i++)
+		if (getenv(contract[i]))
+			names[n++] = contract[i];
+	if (dist_runtime_check(t->cli.cmd, names, n, t->world.step_dir,
+	                       t->plan.mode->build_files != NULL, &err) == 0)
 		return 0;
 	if (t->world.rank == 0)
 		msg_error("%s", err.msg);
@@ -106,6 +133,8 @@ int task_run(struct task *t)
 		rc = refuse_torchrun_per_task(t);
 	if (!rc)
 		rc = refuse_launch_beyond_slots(t);
+	if (!rc)
+		rc = refuse_runtime_without_contract(t);
 	if (rc)
 		return rc;
 	t->argv = plan_full_argv(t->cli.cmd, &t->plan);

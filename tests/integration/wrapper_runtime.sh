@@ -24,7 +24,8 @@ touch "$img"/etc/{passwd,group,hosts,resolv.conf,ld.so.cache}
 echo "the test image" >"$img/slurm-dist-test-image"
 # The node's libraries (Debian's BLAS is found through /etc/alternatives)
 # and the test's directory.
-ch=(ch-run -b /usr -b /etc/alternatives -b /etc/ld.so.cache -b "$WORK" "$img" --)
+binds=(-b /usr -b /etc/alternatives -b /etc/ld.so.cache -b "$WORK")
+ch=(ch-run "${binds[@]}" "$img" --)
 # Runs PROGRAM... inside the image, after checking that it is inside.
 inside="$WORK/inside.sh"
 cat >"$inside" <<'EOF'
@@ -63,4 +64,24 @@ run_srun ascend --mpi="$XMPI" --dist-mode=ascend -N3 --ntasks-per-node=2 "${ch[@
 for k in 1 2 3; do
 	assert_count "$WORK/ascend.out" "^ASC-OK rank=[0-5] server=10\.77\.0\.$k device=[01] ip=192\.168\.10[01]\.$k host=tcn$k$" 2
 done
+# Told to drop the contract's variables, the runtime would start every task
+# alone: refused before it starts, one line, nothing started. Told to give
+# the program a /tmp of its own, it would hide mode mpi's files: refused
+# there, and let be in mode ddp, which has none to read.
+run_srun dropped --mpi="$XMPI" --dist-mode=ddp -N3 --ntasks-per-node=1 ch-run --unset-env='*' \
+	"${binds[@]}" "$img" -- bash -c "touch $WORK/started.dropped"
+[ "$RC" -ne 0 ] || fail "ch-run --unset-env='*' exited 0"
+assert_contains "$WORK/dropped.err" "ch-run --unset-env=* would start the program without the contract (MASTER_ADDR and the rest)"
+[ "$(grep -c 'without the contract' "$WORK/dropped.err")" -eq 1 ] || fail "not one line: $(cat "$WORK/dropped.err")"
+[ ! -e "$WORK/started.dropped" ] || fail "a task started without the contract"
+run_srun hidden --mpi="$XMPI" --dist-mode=mpi -N3 --ntasks-per-node=1 ch-run -t "${binds[@]}" \
+	"$img" -- bash -c "touch $WORK/started.hidden"
+[ "$RC" -ne 0 ] || fail "ch-run -t in mode mpi exited 0"
+assert_contains "$WORK/hidden.err" "ch-run -t gives the program a /tmp of its own, without the step's directory /tmp/slurm-dist.job"
+[ ! -e "$WORK/started.hidden" ] || fail "a task started without the step's files"
+# shellcheck disable=SC2016 # expanded inside
+run_srun private --mpi="$XMPI" --dist-mode=ddp -N3 --ntasks-per-node=1 ch-run -t "${binds[@]}" \
+	"$img" -- "$inside" bash -c 'echo "PRIVATE $RANK/$WORLD_SIZE $MASTER_ADDR $(ls /tmp | wc -l)"'
+[ "$RC" -eq 0 ] || { cat "$WORK/private.err" >&2; fail "ch-run -t in mode ddp exited $RC"; }
+assert_count "$WORK/private.out" '^PRIVATE [0-2]/3 10\.77\.0\.1 0$' 3
 assert_no_node_drained

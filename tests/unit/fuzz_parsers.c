@@ -38,6 +38,7 @@
 #include "dist_rdma.h"
 #include "dist_record.h"
 #include "dist_roles.h"
+#include "dist_runtime.h"
 #include "dist_slurmenv.h"
 #include "dist_stepnodes.h"
 #include "doctor/plugstack.h"
@@ -227,6 +228,24 @@ static void fuzz_launch_line(const char *in)
 	split_words(in, copy, sizeof(copy), argv, 1, 63);
 	dist_launch_line_read(argv, &line);
 	check(line.ompi_launcher, "mpirun is Open MPI's launcher", in);
+}
+
+/* A container runtime's line split at spaces, behind ch-run and behind
+ * apptainer exec: the reading stays inside ARGV, and what it reports
+ * refused or dropped is a word of the line and a contract variable. */
+static void fuzz_runtime_line(const char *in)
+{
+	static const char *const names[] = {"MASTER_ADDR", "RANK"};
+	char copy[LONGLEN + 1], *argv[64] = {"ch-run"};
+	char copy2[LONGLEN + 1], *argv2[64] = {"apptainer", "exec"};
+	struct dist_runtime_line line;
+
+	split_words(in, copy, sizeof(copy), argv, 1, 63);
+	dist_runtime_read(argv, names, 2, "/tmp/slurm-dist.job1.step0.X", &line);
+	check(line.runtime && (!line.drops || line.dropped), "ch-run line read", in);
+	split_words(in, copy2, sizeof(copy2), argv2, 2, 62);
+	dist_runtime_read(argv2, names, 2, "/tmp/slurm-dist.job1.step0.X", &line);
+	check(line.runtime && (!line.drops || line.dropped), "apptainer line read", in);
 }
 
 static void fuzz_npus(const char *in)
@@ -512,6 +531,7 @@ int main(int argc, char **argv)
 		fuzz_cli(in);
 		fuzz_plugstack(in);
 		fuzz_launch_line(in);
+		fuzz_runtime_line(in);
 		fuzz_bind_plan(in);
 		if (r % 8 == 0)
 			fuzz_doctor_plugstack(dir, in);
