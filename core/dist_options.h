@@ -46,8 +46,8 @@
 	  "reaches the master's port and the next node from the chosen interface; the step "       \
 	  "fails in seconds naming the nodes that cannot. (slurm-dist)")                           \
 	X(EXPLAIN, "dist-explain", "explain", 'x', NULL, 0, NULL,                                  \
-	  "With --dist-mode: each task prints its GPU, CPUs and NIC before it starts. "            \
-	  "(slurm-dist)")
+	  "With --dist-mode: each task prints its GPU, CPUs and NIC before it starts, and "        \
+	  "rank 0 the container path. (slurm-dist)")
 
 enum dist_opt_id {
 #define DIST_OPT_ID(id, ...) DIST_OPT_##id,

@@ -271,6 +271,30 @@ void dist_runtime_read(char *const *argv, const char *const *names, size_t count
 	}
 }
 
+void dist_runtime_describe(const struct dist_runtime_line *line, bool needs_files, char *buf,
+                           size_t len)
+{
+	const char *env, *tmp;
+
+	if (!line->runtime) {
+		snprintf(buf, len,
+		         "none: the program runs on the node (a container it starts "
+		         "itself is not seen)");
+		return;
+	}
+	env = line->drops ? "the variables its options give back"
+	                  : "the contract in its environment";
+	if (!line->hides)
+		tmp = "the node's /tmp, with the step's directory";
+	else if (line->step_dir_bound)
+		tmp = "a /tmp of its own, the step's directory bound inside";
+	else if (!needs_files)
+		tmp = "a /tmp of its own (this mode writes no files for the program)";
+	else
+		tmp = "a /tmp of its own, without the step's directory";
+	snprintf(buf, len, "%s started by the step: %s; %s", line->runtime, env, tmp);
+}
+
 int dist_runtime_check(char *const *argv, const char *const *names, size_t count,
                        const char *step_dir, bool needs_files, struct dist_err *err)
 {

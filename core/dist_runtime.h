@@ -36,4 +36,9 @@ void dist_runtime_read(char *const *argv, const char *const *names, size_t count
 int dist_runtime_check(char *const *argv, const char *const *names, size_t count,
                        const char *step_dir, bool needs_files, struct dist_err *err);
 
+/* For --explain: the container path a step takes, as "WHERE: ENVIRONMENT;
+ * TMP" text (written to BUF, LEN bytes), from LINE as read. */
+void dist_runtime_describe(const struct dist_runtime_line *line, bool needs_files, char *buf,
+                           size_t len);
+
 #endif

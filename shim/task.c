@@ -53,7 +53,8 @@ static int refuse_launch_beyond_slots(const struct task *t)
 /* A container runtime told to drop the contract's variables, or to hide
  * the step's files under a /tmp of its own, would start the program
  * without them: alone, and saying nothing. Decided alike on every task
- * (same line, same contract), so all stop. */
+ * (same line, same contract), so all stop. With --explain, rank 0 says
+ * which container path the step takes. */
 static int refuse_runtime_without_contract(const struct task *t)
 {
 	/* What a program reads of the contract, whichever was set. */
@@ -62,15 +63,24 @@ static int refuse_runtime_without_contract(const struct task *t)
 	        "MASTER_PORT", "TF_CONFIG", "RANK_TABLE_FILE", "OMPI_MCA_orte_default_hostfile",
 	};
 	const char *names[sizeof(contract) / sizeof(contract[0])];
+	bool needs_files = t->plan.mode->build_files != NULL;
 	struct dist_err err = {{0}};
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(contract) / sizeof(contract[0]); i++)
 		if (getenv(contract[i]))
 			names[n++] = contract[i];
-	if (dist_runtime_check(t->cli.cmd, names, n, t->world.step_dir,
-	                       t->plan.mode->build_files != NULL, &err) == 0)
+	if (dist_runtime_check(t->cli.cmd, names, n, t->world.step_dir, needs_files, &err) == 0) {
+		if (t->cli.explain && t->world.rank == 0) {
+			struct dist_runtime_line line;
+			char path[256];
+
+			dist_runtime_read(t->cli.cmd, names, n, t->world.step_dir, &line);
+			dist_runtime_describe(&line, needs_files, path, sizeof(path));
+			msg_info("container: %s", path);
+		}
 		return 0;
+	}
 	if (t->world.rank == 0)
 		msg_error("%s", err.msg);
 	return EXIT_USAGE;

@@ -59,8 +59,10 @@ fi
 # read inside and checked against the node's hccn.conf.
 export DIST_HCCN_CONF=/tmp/dist-test-hccn.conf
 write_hccn_confs
-run_srun ascend --mpi="$XMPI" --dist-mode=ascend -N3 --ntasks-per-node=2 "${ch[@]}" "$inside" "$PY" "$WORK/ascend_check.py"
+run_srun ascend --mpi="$XMPI" --dist-mode=ascend --dist-explain -N3 --ntasks-per-node=2 "${ch[@]}" "$inside" "$PY" "$WORK/ascend_check.py"
 [ "$RC" -eq 0 ] || { cat "$WORK/ascend.err" >&2; fail "ascend in ch-run exited $RC"; }
+# --dist-explain says which container path the step took, once.
+assert_count "$WORK/ascend.err" "^dist-shim: container: ch-run started by the step: the contract in its environment; the node's /tmp, with the step's directory$" 1
 for k in 1 2 3; do
 	assert_count "$WORK/ascend.out" "^ASC-OK rank=[0-5] server=10\.77\.0\.$k device=[01] ip=192\.168\.10[01]\.$k host=tcn$k$" 2
 done
@@ -80,8 +82,12 @@ run_srun hidden --mpi="$XMPI" --dist-mode=mpi -N3 --ntasks-per-node=1 ch-run -t 
 assert_contains "$WORK/hidden.err" "ch-run -t gives the program a /tmp of its own, without the step's directory /tmp/slurm-dist.job"
 [ ! -e "$WORK/started.hidden" ] || fail "a task started without the step's files"
 # shellcheck disable=SC2016 # expanded inside
-run_srun private --mpi="$XMPI" --dist-mode=ddp -N3 --ntasks-per-node=1 ch-run -t "${binds[@]}" \
+run_srun private --mpi="$XMPI" --dist-mode=ddp --dist-explain -N3 --ntasks-per-node=1 ch-run -t "${binds[@]}" \
 	"$img" -- "$inside" bash -c 'echo "PRIVATE $RANK/$WORLD_SIZE $MASTER_ADDR $(ls /tmp | wc -l)"'
 [ "$RC" -eq 0 ] || { cat "$WORK/private.err" >&2; fail "ch-run -t in mode ddp exited $RC"; }
 assert_count "$WORK/private.out" '^PRIVATE [0-2]/3 10\.77\.0\.1 0$' 3
+assert_count "$WORK/private.err" '^dist-shim: container: ch-run started by the step: the contract in its environment; a /tmp of its own (this mode writes no files for the program)$' 1
+run_srun plain --mpi="$XMPI" --dist-mode=ddp --dist-explain -N1 true
+[ "$RC" -eq 0 ] || { cat "$WORK/plain.err" >&2; fail "a plain step exited $RC"; }
+assert_count "$WORK/plain.err" '^dist-shim: container: none: the program runs on the node' 1
 assert_no_node_drained

@@ -145,6 +145,36 @@ static void test_unknown_option_stops_reading(void **state)
 	assert_int_equal(check(true, NULL, 0, "apptainer", NULL), 0);
 }
 
+static void describe(bool needs_files, char *buf, size_t len, char *const *argv)
+{
+	struct dist_runtime_line line;
+
+	dist_runtime_read(argv, names, 4, STEP_DIR, &line);
+	dist_runtime_describe(&line, needs_files, buf, len);
+}
+
+/* --explain's line: which container path the step takes. */
+static void test_described(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	describe(true, buf, sizeof(buf), (char *[]){"python3", "t.py", NULL});
+	assert_string_equal(buf, "none: the program runs on the node (a container it starts "
+	                         "itself is not seen)");
+	describe(true, buf, sizeof(buf), (char *[]){"ch-run", "/img", "--", "prog", NULL});
+	assert_string_equal(buf, "ch-run started by the step: the contract in its environment; "
+	                         "the node's /tmp, with the step's directory");
+	describe(false, buf, sizeof(buf), (char *[]){"ch-run", "-t", "/img", NULL});
+	assert_string_equal(buf, "ch-run started by the step: the contract in its environment; a "
+	                         "/tmp of its own (this mode writes no files for the program)");
+	describe(true, buf, sizeof(buf),
+	         (char *[]){"apptainer", "exec", "-e", "--env-file", "f", "-c", "-B", "/tmp", "i",
+	                    NULL});
+	assert_string_equal(buf, "apptainer started by the step: the variables its options give "
+	                         "back; a /tmp of its own, the step's directory bound inside");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +183,7 @@ int main(void)
 	        cmocka_unit_test(test_patterns_that_spare_the_contract_pass),
 	        cmocka_unit_test(test_private_tmp),
 	        cmocka_unit_test(test_unknown_option_stops_reading),
+	        cmocka_unit_test(test_described),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
