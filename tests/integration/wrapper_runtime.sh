@@ -68,17 +68,19 @@ for k in 1 2 3; do
 done
 # Told to drop the contract's variables, the runtime would start every task
 # alone: refused before it starts, one line, nothing started. Told to give
-# the program a /tmp of its own, it would hide mode mpi's files: refused
-# there, and let be in mode ddp, which has none to read.
+# the program a /tmp of its own, it would hide the step's files (mode
+# ascend's rank table; mode mpi's hostfiles alike, but on 26.05 mode mpi
+# without PMIx is refused for another reason first): refused there, and let
+# be in mode ddp, which has none to read.
 run_srun dropped --mpi="$XMPI" --dist-mode=ddp -N3 --ntasks-per-node=1 ch-run --unset-env='*' \
 	"${binds[@]}" "$img" -- bash -c "touch $WORK/started.dropped"
 [ "$RC" -ne 0 ] || fail "ch-run --unset-env='*' exited 0"
 assert_contains "$WORK/dropped.err" "ch-run --unset-env=* would start the program without the contract (MASTER_ADDR and the rest)"
 [ "$(grep -c 'without the contract' "$WORK/dropped.err")" -eq 1 ] || fail "not one line: $(cat "$WORK/dropped.err")"
 [ ! -e "$WORK/started.dropped" ] || fail "a task started without the contract"
-run_srun hidden --mpi="$XMPI" --dist-mode=mpi -N3 --ntasks-per-node=1 ch-run -t "${binds[@]}" \
+run_srun hidden --mpi="$XMPI" --dist-mode=ascend -N3 --ntasks-per-node=1 ch-run -t "${binds[@]}" \
 	"$img" -- bash -c "touch $WORK/started.hidden"
-[ "$RC" -ne 0 ] || fail "ch-run -t in mode mpi exited 0"
+[ "$RC" -ne 0 ] || fail "ch-run -t in mode ascend exited 0"
 assert_contains "$WORK/hidden.err" "ch-run -t gives the program a /tmp of its own, without the step's directory /tmp/slurm-dist.job"
 [ ! -e "$WORK/started.hidden" ] || fail "a task started without the step's files"
 # shellcheck disable=SC2016 # expanded inside
