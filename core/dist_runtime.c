@@ -18,7 +18,7 @@ enum opt_kind {
 	OPT_UNSET,        /* value: a pattern of variables to remove */
 	OPT_ENV,          /* value: variables given to the program */
 	OPT_ENV_OPTIONAL, /* as OPT_ENV, its value only after '=' */
-	OPT_BIND,         /* value: SRC[:DST], a list of them where COMMAS */
+	OPT_BIND,         /* value: SRC[:DST] (a comma list of them where bind_lists) */
 };
 
 struct opt {
