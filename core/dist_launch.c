@@ -13,7 +13,7 @@
  * hydra_pmi_proxy, Intel MPI's Hydra pmi_proxy. */
 static const char *const mpi_daemons[] = {"orted", "prted", "prte", "hydra_pmi_proxy", "pmi_proxy"};
 
-static const char *base_name(const char *path)
+const char *dist_program_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -25,7 +25,7 @@ bool dist_is_mpi_daemon(const char *program)
 	if (!program)
 		return false;
 	for (size_t i = 0; i < COUNT(mpi_daemons); i++)
-		if (strcmp(base_name(program), mpi_daemons[i]) == 0)
+		if (strcmp(dist_program_name(program), mpi_daemons[i]) == 0)
 			return true;
 	return false;
 }
@@ -40,9 +40,9 @@ bool dist_is_torch_launcher(char *const *argv)
 {
 	if (!argv || !argv[0])
 		return false;
-	if (strcmp(base_name(argv[0]), "torchrun") == 0)
+	if (strcmp(dist_program_name(argv[0]), "torchrun") == 0)
 		return true;
-	if (strncmp(base_name(argv[0]), "python", 6) != 0)
+	if (strncmp(dist_program_name(argv[0]), "python", 6) != 0)
 		return false;
 	/* python's own options up to the module or the script. */
 	for (size_t i = 1; argv[i] && argv[i][0] == '-'; i++) {

@@ -12,6 +12,10 @@
 #include "dist_mode.h"
 #include "dist_profile.h"
 
+/* The name a program is known by: PATH's last component (a bare name is
+ * its own). What the readers of launch lines match, whatever the path. */
+const char *dist_program_name(const char *path);
+
 /* True when PROGRAM (a step's argv[0], a path or a bare name) is a daemon
  * an MPI launcher starts with srun inside an allocation: Open MPI 4's
  * orted, Open MPI 5/6's prted and prte (PRRTE), MPICH's hydra_pmi_proxy,

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "dist_launch.h"
 #include "dist_profile.h"
 #include "dist_slurmenv.h"
 
@@ -44,13 +45,6 @@ static const char *const one_value[] = {"x",
                                         "report-bindings-file"};
 static const char *const two_values[] = {"mca", "gmca", "prtemca", "pmixmca", "omca"};
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 static bool listed(const char *name, size_t len, const char *const *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -84,7 +78,7 @@ void dist_launch_line_read(char *const *argv, struct dist_launch_line *line)
 {
 	memset(line, 0, sizeof(*line));
 	if (!argv || !argv[0] ||
-	    !listed(base_name(argv[0]), strlen(base_name(argv[0])), ompi_launchers,
+	    !listed(dist_program_name(argv[0]), strlen(dist_program_name(argv[0])), ompi_launchers,
 	            COUNT(ompi_launchers)))
 		return;
 	line->ompi_launcher = true;
@@ -147,5 +141,5 @@ int dist_launch_line_check(char *const *argv, const struct dist_world *w, struct
 	                    "%u nodes (a node's slots: its GPUs, or its tasks when more); "
 	                    "lower -np, ask Slurm for more GPUs or tasks per node, or add "
 	                    "--oversubscribe",
-	                    base_name(argv[0]), line.np, slots, w->nnodes);
+	                    dist_program_name(argv[0]), line.np, slots, w->nnodes);
 }

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dist_launch.h"
+
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 enum opt_kind {
@@ -105,13 +107,6 @@ static bool opt_takes_value(enum opt_kind kind)
 		return false;
 	}
 	return false;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
 }
 
 /* The option ARG is in OPTS, with its value in *VALUE (NULL when it takes
@@ -246,7 +241,7 @@ void dist_runtime_read(char *const *argv, const char *const *names, size_t count
 	if (!argv || !argv[0])
 		return;
 	for (size_t k = 0; k < COUNT(runtimes) && !rt; k++)
-		if (strcmp(base_name(argv[0]), runtimes[k].name) == 0)
+		if (strcmp(dist_program_name(argv[0]), runtimes[k].name) == 0)
 			rt = &runtimes[k];
 	if (!rt)
 		return;
