@@ -290,26 +290,23 @@ void dist_runtime_describe(const struct dist_runtime_line *line, bool needs_file
 	snprintf(buf, len, "%s started by the step: %s; %s", line->runtime, env, tmp);
 }
 
-int dist_runtime_check(char *const *argv, const char *const *names, size_t count,
-                       const char *step_dir, bool needs_files, struct dist_err *err)
+int dist_runtime_check(const struct dist_runtime_line *line, const char *step_dir, bool needs_files,
+                       struct dist_err *err)
 {
-	struct dist_runtime_line line;
-
-	dist_runtime_read(argv, names, count, step_dir, &line);
-	if (!line.runtime)
+	if (!line->runtime)
 		return 0;
-	if (line.drops && !line.env_given)
+	if (line->drops && !line->env_given)
 		return dist_err_set(err,
 		                    "%s %s would start the program without the contract (%s and "
 		                    "the rest): each task would run alone; leave %s out, or give "
 		                    "the variables back (docs/containers.md)",
-		                    line.runtime, line.drops, line.dropped, line.drops);
-	if (line.hides && needs_files && !line.step_dir_bound)
+		                    line->runtime, line->drops, line->dropped, line->drops);
+	if (line->hides && needs_files && !line->step_dir_bound)
 		return dist_err_set(err,
 		                    "%s %s gives the program a /tmp of its own, without the step's "
 		                    "directory %s and the mode's files in it; leave %s out, or "
 		                    "bind that directory at its own path (docs/containers.md)",
-		                    line.runtime, line.hides, step_dir ? step_dir : "(none)",
-		                    line.hides);
+		                    line->runtime, line->hides, step_dir ? step_dir : "(none)",
+		                    line->hides);
 	return 0;
 }

@@ -29,12 +29,12 @@ struct dist_runtime_line {
 void dist_runtime_read(char *const *argv, const char *const *names, size_t count,
                        const char *step_dir, struct dist_runtime_line *line);
 
-/* -1 with ERR set (one line: what is lost and how to keep it) when ARGV
- * starts a runtime that drops the contract's variables without giving any
- * back, or, when the mode's files are needed (NEEDS_FILES), hides the step's
- * directory under a /tmp of its own. */
-int dist_runtime_check(char *const *argv, const char *const *names, size_t count,
-                       const char *step_dir, bool needs_files, struct dist_err *err);
+/* -1 with ERR set (one line: what is lost and how to keep it) when LINE
+ * (as read) starts a runtime that drops the contract's variables without
+ * giving any back, or, when the mode's files are needed (NEEDS_FILES),
+ * hides the step's directory STEP_DIR under a /tmp of its own. */
+int dist_runtime_check(const struct dist_runtime_line *line, const char *step_dir, bool needs_files,
+                       struct dist_err *err);
 
 /* For --explain: the container path a step takes, as "WHERE: ENVIRONMENT;
  * TMP" text (written to BUF, LEN bytes), from LINE as read. */

@@ -64,18 +64,18 @@ static int refuse_runtime_without_contract(const struct task *t)
 	};
 	const char *names[sizeof(contract) / sizeof(contract[0])];
 	bool needs_files = t->plan.mode->build_files != NULL;
+	struct dist_runtime_line line;
 	struct dist_err err = {{0}};
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(contract) / sizeof(contract[0]); i++)
 		if (getenv(contract[i]))
 			names[n++] = contract[i];
-	if (dist_runtime_check(t->cli.cmd, names, n, t->world.step_dir, needs_files, &err) == 0) {
+	dist_runtime_read(t->cli.cmd, names, n, t->world.step_dir, &line);
+	if (dist_runtime_check(&line, t->world.step_dir, needs_files, &err) == 0) {
 		if (t->cli.explain && t->world.rank == 0) {
-			struct dist_runtime_line line;
 			char path[256];
 
-			dist_runtime_read(t->cli.cmd, names, n, t->world.step_dir, &line);
 			dist_runtime_describe(&line, needs_files, path, sizeof(path));
 			msg_info("container: %s", path);
 		}

@@ -23,6 +23,7 @@ static const char *const names[] = {"MASTER_ADDR", "RANK", "WORLD_SIZE",
 static int check(bool needs_files, char *msg, size_t len, const char *a0, ...)
 {
 	char *argv[16] = {(char *)a0};
+	struct dist_runtime_line line;
 	struct dist_err err = {{0}};
 	va_list ap;
 	size_t n = 1;
@@ -33,7 +34,8 @@ static int check(bool needs_files, char *msg, size_t len, const char *a0, ...)
 		n++;
 	va_end(ap);
 	argv[n] = NULL;
-	rc = dist_runtime_check(argv, names, 4, STEP_DIR, needs_files, &err);
+	dist_runtime_read(argv, names, 4, STEP_DIR, &line);
+	rc = dist_runtime_check(&line, STEP_DIR, needs_files, &err);
 	if (msg)
 		snprintf(msg, len, "%s", err.msg);
 	return rc;
