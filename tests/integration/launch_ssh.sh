@@ -20,11 +20,15 @@ check_two_each() {
 	done
 }
 
+# Runs LINE in a 3-node launcher step named NAME (RC: its status);
+# launcher_step also wants it to succeed.
+launcher_srun() {
+	run_srun "$1" --mpi=none --dist-mode=mpi --dist-compat=tione --dist-launcher -N3 \
+		--ntasks-per-node=1 --gpus-per-node=2 bash -c "$2"
+}
 launcher_step() {
-	local name=$1 line=$2
-	run_srun "$name" --mpi=none --dist-mode=mpi --dist-compat=tione --dist-launcher -N3 \
-		--ntasks-per-node=1 --gpus-per-node=2 bash -c "$line"
-	[ "$RC" -eq 0 ] || { cat "$WORK/$name.err" >&2; fail "$name exited $RC"; }
+	launcher_srun "$1" "$2"
+	[ "$RC" -eq 0 ] || { cat "$WORK/$1.err" >&2; fail "$1 exited $RC"; }
 }
 
 # Open MPI's ssh launch is chosen by name: rsh in Open MPI 4 (ORTE), ssh in
@@ -51,8 +55,7 @@ check_two_each "$WORK/hostfile.out" 6
 tione_line="export $env_ssh; echo LIST \$NODE_IP_SLOT_LIST; \
 	exec mpirun --allow-run-as-root -np \$GPU_NUM -H \$NODE_IP_SLOT_LIST $PY $WORK/where.py"
 if [ "$ompi" = 5 ]; then
-	run_srun tione --mpi=none --dist-mode=mpi --dist-compat=tione --dist-launcher -N3 \
-		--ntasks-per-node=1 --gpus-per-node=2 bash -c "$tione_line"
+	launcher_srun tione "$tione_line"
 	[ "$RC" -ne 0 ] || fail "TI-ONE's -H line ran on Open MPI 5.0: PRRTE's -H bug is fixed; update docs/mpi.md and this test"
 	assert_contains "$WORK/tione.err" "There are not enough slots available"
 else
