@@ -9,6 +9,7 @@
 
 #include "dist_env.h"
 #include "dist_err.h"
+#include "dist_handover.h"
 #include "dist_mode.h"
 #include "dist_profile.h"
 
@@ -26,18 +27,6 @@ bool dist_is_mpi_daemon(const char *program);
 /* True when ARGV starts torch's launcher: torchrun, or a python running
  * -m torch.distributed.run or -m torch.distributed.launch. */
 bool dist_is_torch_launcher(char *const *argv);
-
-/* A value the plugin hands to the shim of one task (the 22.05 route's
- * argv[0] in DIST_SHIM_ARGV0, the step's directory in DIST_SHIM_STEPDIR) is
- * "PID:VALUE", PID being the task's process: the plugin's task_init runs in
- * the very process that then execs the shim, so a value left over in the
- * environment (from another task, step or shell) never names the shim's own
- * pid and is ignored. Encode returns -1 when BUF is too small. */
-int dist_handover_encode(long pid, const char *value, char *buf, size_t len);
-
-/* The value inside TEXT when TEXT is "PID:VALUE" with PID equal to PID and a
- * non-empty VALUE; else NULL. */
-const char *dist_handover_decode(const char *text, long pid);
 
 /* Removes from ENV the variables a mode sets that are true for one task
  * or one node only (ranks, sizes counted in the step's tasks, interface

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/carried.h"
 #include "base/module.h"
 #include "base/msg.h"
 #include "bind/bind.h"
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
 	/* Lives until the exec: its world points into it. */
 	struct task task = TASK_INIT;
 
+	carried_adopt();
 	if (cli_parse(argc, argv, &task.cli, &err)) {
 		msg_error("%s", err.msg);
 		return EXIT_USAGE;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/carried.h"
 #include "base/msg.h"
 #include "dist_launch.h"
 #include "task.h"
@@ -50,6 +51,11 @@ int plan_export_contract(struct plan *plan, const struct dist_world *w, struct d
 
 	dist_env_init(&env);
 	rc = dist_contract_env(plan->mode, plan->profiles, plan->nprofiles, w, &env, err);
+	/* A container plugin's import gives way to the contract; the user's
+	 * own values stay (base/carried.h). */
+	for (size_t i = 0; rc == 0 && i < env.count; i++)
+		if (carried_imported(env.vars[i].name))
+			unsetenv(env.vars[i].name);
 	if (rc == 0)
 		rc = dist_env_export(&env, err);
 	dist_env_free(&env);

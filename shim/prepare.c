@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/carried.h"
 #include "base/msg.h"
 #include "bind/bind.h"
 #include "dist_launch.h"
@@ -45,8 +46,8 @@ static int build_request(struct task *t, struct wireup_request *req, struct dist
 	struct dist_port_range range;
 
 	req->timeout_s = cli->timeout_s;
-	req->user_master_addr = getenv("MASTER_ADDR");
-	req->user_master_port = getenv("MASTER_PORT");
+	req->user_master_addr = carried_user_getenv("MASTER_ADDR");
+	req->user_master_port = carried_user_getenv("MASTER_PORT");
 	/* The launcher relay accepts only the step's nodes. */
 	req->needs_nodes = plan_needs_nodes(&t->plan) || cli->launcher || cli->check.net;
 	req->relay = cli->launcher ? &t->relay : NULL;

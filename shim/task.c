@@ -4,9 +4,11 @@
  * the others waiting for its status). */
 #include "task.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/carried.h"
 #include "base/msg.h"
 #include "dist_launch.h"
 #include "dist_launchline.h"
@@ -77,6 +79,12 @@ static int refuse_runtime_without_contract(const struct task *t)
 			char path[256];
 
 			dist_runtime_describe(&line, needs_files, path, sizeof(path));
+			if (carried_active() && !line.runtime)
+				snprintf(path, sizeof(path),
+				         "entered by a plugin before the task started (pyxis or "
+				         "alike): the node's shim carried in, the contract in the "
+				         "program's environment, the step's directory in the "
+				         "container's own /tmp");
 			msg_info("container: %s", path);
 		}
 		return 0;

@@ -37,6 +37,14 @@ static int set_timeout(struct dist_config *cfg, const char *value, struct dist_e
 	return 0;
 }
 
+static int set_carry_shim(struct dist_config *cfg, const char *value, struct dist_err *err)
+{
+	if (strcmp(value, "auto") != 0 && strcmp(value, "always") != 0)
+		return dist_err_set(err, "carry_shim=%s: expected auto or always", value);
+	cfg->carry_always = strcmp(value, "always") == 0;
+	return 0;
+}
+
 static const struct {
 	const char *key;
 	int (*set)(struct dist_config *, const char *, struct dist_err *);
@@ -44,6 +52,7 @@ static const struct {
         {"shim", set_shim},
         {"port_range", set_port_range},
         {"timeout", set_timeout},
+        {"carry_shim", set_carry_shim},
 };
 
 static int parse_arg(struct dist_config *cfg, const char *arg, struct dist_err *err)
@@ -57,7 +66,8 @@ static int parse_arg(struct dist_config *cfg, const char *arg, struct dist_err *
 		    strncmp(arg, settings[i].key, (size_t)(eq - arg)) == 0)
 			return settings[i].set(cfg, eq + 1, err);
 	return dist_err_set(err,
-	                    "unknown plugstack argument '%.*s' (known: shim, port_range, timeout)",
+	                    "unknown plugstack argument '%.*s' (known: shim, port_range, timeout, "
+	                    "carry_shim)",
 	                    (int)(eq - arg), arg);
 }
 
@@ -67,6 +77,7 @@ int dist_config_parse(int ac, char **av, const char *default_shim, struct dist_c
 	snprintf(cfg->shim, sizeof(cfg->shim), "%s", default_shim);
 	snprintf(cfg->port_range, sizeof(cfg->port_range), "%s", DIST_PORT_RANGE_DEFAULT);
 	cfg->timeout[0] = '\0';
+	cfg->carry_always = false;
 	for (int i = 0; i < ac; i++)
 		if (parse_arg(cfg, av[i], err))
 			return -1;

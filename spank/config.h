@@ -5,6 +5,7 @@
 #define SPANK_DIST_CONFIG_H
 
 #include <limits.h>
+#include <stdbool.h>
 
 #include "dist_err.h"
 
@@ -12,6 +13,10 @@ struct dist_config {
 	char shim[PATH_MAX]; /* absolute path of dist-shim */
 	char port_range[32]; /* LO-HI for MASTER_PORT */
 	char timeout[16];    /* seconds the shim waits for its peers */
+	/* carry_shim=always: carry the shim in even when it is still in reach
+	 * at task_init (a container plugin listed after this one); the default,
+	 * auto, carries it only when it is not (core/dist_carry.h). */
+	bool carry_always;
 };
 
 /* DEFAULT_SHIM is where the build installed the shim. */

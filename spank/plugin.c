@@ -9,6 +9,11 @@
  *     arguments (config.c); in slurmd logs the build it loaded.
  *   - slurm_spank_init_post_opt in slurmstepd: notes its own mount namespace
  *     and makes a socket on which the tasks hand theirs over (taskns.c).
+ *   - slurm_spank_task_init_privileged in each task's process: opens
+ *     (O_PATH) the shim's directory, the loader its ELF header names,
+ *     dist-shim-enter and the shim's library directories, so that the shim
+ *     can be carried into a container a later plugin enters (carry.c);
+ *     reads nothing but the shim's ELF header.
  *   - slurm_spank_exit in slurmstepd: forks a child that drops to the job's
  *     user, closes every descriptor it inherited and removes the step's
  *     directory; slurmstepd waits for it at most a few seconds, then kills
@@ -26,6 +31,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "carry.h"
 #include "config.h"
 #include "dist_launch.h"
 #include "dist_mode.h"
@@ -277,28 +283,64 @@ static bool mode_writes_files(void)
 	       !mode || mode->build_files;
 }
 
+/* What the task execs in front of its program: the shim at its path, or,
+ * when a plugin before this one moved the task into a container (or the
+ * site says carry_shim=always), dist-shim-enter through its descriptor,
+ * which starts the node's shim there (carry.h). NULL after telling why. */
+static const char *shim_to_exec(spank_t sp)
+{
+	struct dist_err err = {{0}};
+	const char *path;
+
+	if (!carry_needed(config.shim, config.carry_always)) {
+		carry_close();
+		if (access(config.shim, X_OK) == 0)
+			return config.shim;
+		slurm_error(
+		        "dist: the shim %s is not executable here; check shim= in plugstack.conf",
+		        config.shim);
+		return NULL;
+	}
+	path = carry_wrap_path(sp, &err);
+	if (!path)
+		slurm_error("dist: the shim %s is not in this task's reach (a plugin before dist "
+		            "moved the task into a container) and could not be carried in: %s",
+		            config.shim, err.msg);
+	return path;
+}
+
 /* slurmstepd, in the task's own process, as the user, just before exec:
  * hands the options to the shim and puts it in front of the program. */
 static int wrap_this_task(spank_t sp)
 {
 	struct dist_err err;
+	const char *shim;
 
 	if (!dist_options_active() || !is_srun_step(sp) || is_mpi_daemon_step(sp))
 		return 0;
 	if (dist_options_validate(&err))
 		return fail_task(err.msg);
-	if (access(config.shim, X_OK) != 0) {
-		slurm_error(
-		        "dist: the shim %s is not executable here; check shim= in plugstack.conf",
-		        config.shim);
+	shim = shim_to_exec(sp);
+	if (!shim)
 		return -1;
-	}
 	if (set_shim_env(sp))
 		return fail_task("cannot set the shim's variables in the task");
 	if (nodedir_handover(sp, &err) && mode_writes_files())
 		return fail_task(err.msg);
-	if (wrap_task(sp, config.shim, &err))
+	if (wrap_task(sp, shim, &err))
 		return fail_task(err.msg);
+	return 0;
+}
+
+/* slurmstepd, in the task's process as root, before any plugin's
+ * task_init (a container plugin's among them). */
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_context() == S_CTX_REMOTE && dist_options_active() && is_srun_step(sp) &&
+	    !is_mpi_daemon_step(sp))
+		carry_open(sp, config.shim);
 	return 0;
 }
 

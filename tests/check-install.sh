@@ -31,6 +31,14 @@ for m in pmix pmi2 slurm hwloc verbs crypto doctor; do
 	want="dist_shim_module_$m "
 	[ "$exports" = "$want" ] || { echo "FAIL: dist-shim-$m.so exports $exports" >&2; exit 1; }
 done
+# dist-shim-enter (core/dist_carry.h) beside them, static: it runs inside
+# images that have none of the node's libraries.
+enter=$prefix/$libdir/slurm-dist/dist-shim-enter
+[ -x "$enter" ] || { echo "FAIL: $libdir/slurm-dist/dist-shim-enter not installed" >&2; exit 1; }
+if objdump -p "$enter" | grep -q NEEDED; then
+	echo "FAIL: dist-shim-enter is not static" >&2
+	exit 1
+fi
 shim=$prefix/$bindir/dist-shim
 needed=$(objdump -p "$shim" | awk '/NEEDED/ {print $2}' | tr '\n' ' ')
 case $needed in

@@ -371,6 +371,9 @@ write_configs() {
 			# tree's shim finds them.
 			cp "$(dirname "$TC_SHIM")"/dist-shim-*.so "$stage/" 2>/dev/null ||
 				die "no dist-shim-*.so beside $TC_SHIM: build the shim's modules too"
+			# What carries the shim into a container (core/dist_carry.h).
+			cp "$(dirname "$TC_SHIM")"/dist-shim-enter "$stage/" 2>/dev/null ||
+				die "no dist-shim-enter beside $TC_SHIM: build it too"
 			args="shim=$stage/dist-shim${args:+ $args}"
 		fi
 		echo "required $stage/spank_dist.so $args" >"$TC_DIR/plugstack.conf"

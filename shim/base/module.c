@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/carried.h"
+
 static const char *const names[MODULE_COUNT] = {
 #define MODULE_NAME(id, name, table, global) [MODULE_##id] = #name,
         MODULES(MODULE_NAME)
@@ -29,13 +31,18 @@ const char *module_file(enum module_id id)
 	return files[id];
 }
 
-/* The directory of the running shim (symbolic links resolved); -1 when
- * /proc does not say (a chroot without it). */
+/* The directory of the running shim (symbolic links resolved), or the
+ * node's one it was carried from (base/carried.h); -1 when /proc does not
+ * say (a chroot without it). */
 static int shim_dir(char *dir, size_t len)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t n;
 
+	/* Carried into a container: /proc/self/exe is the node's loader. */
+	if (carried_active())
+		return (size_t)snprintf(dir, len, "%s", carried_dir()) < len ? 0 : -1;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0 || exe[0] != '/')
 		return -1;
 	exe[n] = '\0';

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/carried.h"
 #include "base/msg.h"
 #include "bind/bind_plan.h"
 #include "bind/rdma.h"
@@ -107,10 +108,10 @@ static int export_nic_vars(const struct dist_bind_plan *plan, const struct bind_
 		return 0; /* no NIC, or its port is down: NCCL would fail over it */
 	/* NCCL matches HCA names by prefix unless the name starts with '='. */
 	snprintf(text, sizeof(text), "=%s", plan->nic);
-	if (setenv("NCCL_IB_HCA", text, 0) != 0)
+	if (carried_setenv_default("NCCL_IB_HCA", text) != 0)
 		return dist_err_set(err, "cannot set NCCL_IB_HCA");
 	snprintf(text, sizeof(text), "%d", nic->gid);
-	if (nic->gid >= 0 && setenv("NCCL_IB_GID_INDEX", text, 0) != 0)
+	if (nic->gid >= 0 && carried_setenv_default("NCCL_IB_GID_INDEX", text) != 0)
 		return dist_err_set(err, "cannot set NCCL_IB_GID_INDEX");
 	return 0;
 }
@@ -121,7 +122,7 @@ static int export_binding_vars(const struct dist_bind_plan *plan, const struct b
 	char text[64];
 
 	snprintf(text, sizeof(text), "%zu", plan->ncpus);
-	if (setenv("OMP_NUM_THREADS", text, 0) != 0)
+	if (carried_setenv_default("OMP_NUM_THREADS", text) != 0)
 		return dist_err_set(err, "cannot set OMP_NUM_THREADS");
 	return export_nic_vars(plan, nic, err);
 }

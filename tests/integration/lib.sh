@@ -93,6 +93,15 @@ run_srun() {
 	timeout 180 srun "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || RC=$?
 }
 
+# The container tests' images hold the file /slurm-dist-test-image. Writes
+# $WORK/inside.sh, which runs PROGRAM... after checking that it runs in one.
+write_inside_check() {
+	printf '%s\n' '#!/bin/bash' \
+		'[ -f /slurm-dist-test-image ] || { echo "not inside the image" >&2; exit 3; }' \
+		'exec "$@"' >"$WORK/inside.sh"
+	chmod +x "$WORK/inside.sh"
+}
+
 # Submits a batch job and waits for it to end; sets JOB and JOB_STATE.
 run_sbatch() {
 	local out=$1

@@ -27,13 +27,8 @@ echo "the test image" >"$img/slurm-dist-test-image"
 binds=(-b /usr -b /etc/alternatives -b /etc/ld.so.cache -b "$WORK")
 ch=(ch-run "${binds[@]}" "$img" --)
 # Runs PROGRAM... inside the image, after checking that it is inside.
-inside="$WORK/inside.sh"
-cat >"$inside" <<'EOF'
-#!/bin/bash
-[ -f /slurm-dist-test-image ] || { echo "not inside the image" >&2; exit 3; }
-exec "$@"
-EOF
-chmod +x "$inside"
+write_inside_check
+inside=$WORK/inside.sh
 
 # ddp: PyTorch DDP over gloo, 3 nodes x 2 tasks, every rank inside.
 run_srun ddp --mpi="$XMPI" --dist-mode=ddp -N3 --ntasks-per-node=2 "${ch[@]}" "$inside" "$PY" "$TRAIN"

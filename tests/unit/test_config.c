@@ -176,13 +176,13 @@ static void test_unknown_key_rejected(void **state)
 	(void)state;
 	assert_int_equal(parse(&cfg, &err, args), -1);
 	assert_string_equal(
-	        err.msg, "unknown plugstack argument 'colour' (known: shim, port_range, timeout)");
+	        err.msg, "unknown plugstack argument 'colour' (known: shim, port_range, timeout, carry_shim)");
 	assert_int_equal(parse(&cfg, &err, prefix), -1);
 	assert_string_equal(err.msg,
-	                    "unknown plugstack argument 'shi' (known: shim, port_range, timeout)");
+	                    "unknown plugstack argument 'shi' (known: shim, port_range, timeout, carry_shim)");
 	assert_int_equal(parse(&cfg, &err, longer), -1);
 	assert_string_equal(
-	        err.msg, "unknown plugstack argument 'shims' (known: shim, port_range, timeout)");
+	        err.msg, "unknown plugstack argument 'shims' (known: shim, port_range, timeout, carry_shim)");
 }
 
 static void test_argument_without_equals_rejected(void **state)
