@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "config.h"
 #include "dist_bind.h"
+#include "dist_carry.h"
 #include "dist_errfile.h"
 #include "dist_launch.h"
 #include "dist_launchline.h"
@@ -343,6 +344,18 @@ static void fuzz_others(const char *in)
 	dist_config_parse(1, argv, "/usr/bin/dist-shim", &cfg, &err);
 	dist_is_multi_prog_argv(2, (char *[]){"x", (char *)in, NULL});
 	dist_is_torch_launcher((char *[]){"python3", "-m", (char *)in, NULL});
+	{
+		/* The carried shim's descriptors: what parses formats back the same. */
+		struct dist_carried c;
+		char again[512];
+
+		if (dist_carry_parse(in, 1, &c) == 0) {
+			check(c.name[0] && c.nlibs <= DIST_CARRY_MAX_LIBS, "carried shim", in);
+			check(dist_carry_format(&c, 1, again, sizeof(again)) == 0,
+			      "carried shim format", in);
+		}
+		dist_carry_name_listed(in, "RANK");
+	}
 	{
 		/* A program's @record error file: one non-empty line or nothing. */
 		char *summary = dist_errfile_summary(in);
