@@ -6,6 +6,7 @@
 #include <glob.h>
 #include <hwloc.h>
 #include <infiniband/verbs.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 #include "base/readall.h"
 #include "bind/rdma.h"
 #include "config.h"
+#include "dist_carry.h"
 #include "dist_npu.h"
 #include "dist_port.h"
 #include "dist_protocol.h"
@@ -108,6 +110,53 @@ static void check_line_args(struct doctor *d, struct plugstack_line *line)
 		d->have_line = true;
 }
 
+/* dist-shim-enter where the plugin looks for it: the install's module
+ * directory from the shim's, or beside the shim (spank/carry.c). */
+static bool enter_installed(const char *shim)
+{
+	const char *const places[] = {DIST_SHIM_MODULE_RELDIR "/" DIST_SHIM_ENTER_NAME,
+	                              DIST_SHIM_ENTER_NAME};
+	char copy[PATH_MAX], path[PATH_MAX + 64];
+	bool found = false;
+
+	snprintf(copy, sizeof(copy), "%s", shim);
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]) && !found; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirname(copy), places[i]);
+		found = access(path, X_OK) == 0;
+		snprintf(copy, sizeof(copy), "%s", shim);
+	}
+	return found;
+}
+
+/* Containers a plugin moves tasks into (docs/containers.md): the shim is
+ * carried in only when dist runs after that plugin, or always. */
+static void check_containers(struct doctor *d, const struct plugstack_line *line)
+{
+	if (!enter_installed(d->cfg.shim))
+		print_verdict(d, WARN, "containers",
+		              "no %s beside %s: tasks a plugin moves into a container (pyxis) "
+		              "cannot be given the shim; reinstall slurm-dist",
+		              DIST_SHIM_ENTER_NAME, d->cfg.shim);
+	else if (line->container_after && !d->cfg.carry_always)
+		print_verdict(d, WARN, "containers",
+		              "%s is listed after spank_dist.so in plugstack.conf: the tasks it "
+		              "moves into a container fail at Slurm's exec (the shim is not in the "
+		              "image); list spank_dist.so after it, or add carry_shim=always",
+		              line->container_after);
+	else if (d->cfg.carry_always)
+		print_verdict(d, OK, "containers",
+		              "the shim is carried into every step (carry_shim=always)");
+	else if (line->container_before)
+		print_verdict(d, OK, "containers",
+		              "%s is listed before spank_dist.so: the shim is carried into its "
+		              "containers",
+		              line->container_before);
+	else
+		print_verdict(d, OK, "containers",
+		              "no container plugin in plugstack.conf (one listed before "
+		              "spank_dist.so would get the shim carried in)");
+}
+
 static void check_plugin(struct doctor *d)
 {
 	const char *conf = d->slurm->plugstack;
@@ -163,6 +212,8 @@ static void check_plugin(struct doctor *d)
 		              line.file, line.lineno, line.text);
 	if (build)
 		check_line_args(d, &line);
+	if (d->have_line)
+		check_containers(d, &line);
 	free(build);
 	plugstack_line_free(&line);
 }

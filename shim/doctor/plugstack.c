@@ -24,6 +24,32 @@ static bool is_ours(const char *path)
 	return strcmp(slash ? slash + 1 : path, PLUGIN_FILE) == 0;
 }
 
+/* Plugins that move a task into a container in their task_init: the shim
+ * must then be carried in (spank/carry.h), which needs dist after them. */
+static bool is_container_plugin(const char *path)
+{
+	static const char *const names[] = {"pyxis", "shifter", "sarus", "singularity",
+	                                    "apptainer"};
+	const char *slash = strrchr(path, '/');
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strstr(slash ? slash + 1 : path, names[i]))
+			return true;
+	return false;
+}
+
+/* A container plugin's line, before or after ours. */
+static int note_container_plugin(const char *path, struct plugstack_line *line,
+                                 struct dist_err *err)
+{
+	char **slot = line->file ? &line->container_after : &line->container_before;
+
+	if (!is_container_plugin(path) || *slot)
+		return 0;
+	*slot = strdup(path);
+	return *slot ? 0 : dist_err_set(err, "out of memory");
+}
+
 /* A bare plugin name is looked up in PluginDir, as Slurm does. */
 static char *resolve_plugin(const char *path, const char *plugindir)
 {
@@ -53,8 +79,10 @@ static int take_line(const char *conf, int lineno, const char *text, const char 
 {
 	char *path = strtok_r(NULL, " \t", &save), *arg;
 
-	if (!path || !is_ours(path))
+	if (!path)
 		return 0;
+	if (!is_ours(path) || line->file)
+		return note_container_plugin(path, line, err);
 	line->file = strdup(conf);
 	line->lineno = lineno;
 	line->text = strdup(text);
@@ -70,7 +98,7 @@ static int take_line(const char *conf, int lineno, const char *text, const char 
 	}
 	if (!line->file || !line->path || !line->text)
 		return dist_err_set(err, "out of memory");
-	return 1;
+	return 0;
 }
 
 /* include PATTERN: a glob, relative to the including file's directory. */
@@ -140,7 +168,12 @@ int plugstack_find(const char *conf, const char *plugindir, struct plugstack_lin
                    struct dist_err *err)
 {
 	memset(line, 0, sizeof(*line));
-	return find_in(conf, plugindir, 0, line, err);
+	int rc = find_in(conf, plugindir, 0, line, err) ? -1 : line->file ? 1 : 0;
+
+	/* Only a found line is the caller's to free. */
+	if (rc != 1)
+		plugstack_line_free(line);
+	return rc;
 }
 
 void plugstack_line_free(struct plugstack_line *line)
@@ -151,5 +184,7 @@ void plugstack_line_free(struct plugstack_line *line)
 	free(line->file);
 	free(line->text);
 	free(line->path);
+	free(line->container_before);
+	free(line->container_after);
 	memset(line, 0, sizeof(*line));
 }

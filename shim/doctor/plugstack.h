@@ -17,9 +17,15 @@ struct plugstack_line {
 	char *path;    /* the plugin as Slurm resolves it (PluginDir for a bare name) */
 	char **args;   /* its key=value arguments */
 	int nargs;
+	/* The first plugin that moves tasks into a container (pyxis and its
+	 * kind, by name) listed before and after it, or NULL. */
+	char *container_before;
+	char *container_after;
 };
 
-/* Looks for spank_dist.so in CONF and what it includes. Returns 1 and fills
+/* Looks for spank_dist.so in CONF and what it includes (the first line that
+ * loads it; the whole stack is read, for the container plugins around it).
+ * Returns 1 and fills
  * LINE, 0 when no line loads it, -1 with ERR set when CONF cannot be read.
  * PLUGINDIR is Slurm's PluginDir (colon-separated), for a relative path. */
 int plugstack_find(const char *conf, const char *plugindir, struct plugstack_line *line,

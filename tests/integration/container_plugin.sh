@@ -18,14 +18,13 @@ if [ -z "${FAKE_CONTAINER_SO:-}" ] || [ -z "${CONTRACT_CHECK:-}" ]; then
 	fail "FAKE_CONTAINER_SO and CONTRACT_CHECK are set by ctest"
 fi
 good=$TC_DIR/plugstack.conf
-shim=$(sed -n 's/.* shim=\([^ ]*\).*/\1/p' "$good")
-[ -n "$shim" ] || fail "no shim= in $good"
-cp "$FAKE_CONTAINER_SO" "$WORK/fake_container.so"
+# Named as the doctor knows container plugins (pyxis and its kind).
+cp "$FAKE_CONTAINER_SO" "$WORK/pyxis_like.so"
 cp "$TESTS_DIR/ascend_check.py" "$WORK/"
 cp "$good" "$WORK/good.plugstack"
 restore() { cp "$WORK/good.plugstack" "$good"; }
 trap restore EXIT
-fake="required $WORK/fake_container.so"
+fake="required $WORK/pyxis_like.so"
 
 # An image of the node's /usr (python3, torch), the test's directory
 # bound; the shim's directory (under TC_DIR) is not in it.
@@ -51,6 +50,8 @@ run_srun ddp --mpi="$XMPI" --dist-mode=ddp --dist-explain -N3 --ntasks-per-node=
 	--fake-container="$full" "$inside" "$PY" "$TRAIN"
 [ "$RC" -eq 0 ] || { cat "$WORK/ddp.err" >&2; fail "ddp in the plugin's container exited $RC"; }
 assert_ddp_ok "$WORK/ddp.out" 6
+run_srun doctor_before -N1 -w tcn1 "$SHIM" --doctor
+assert_contains "$WORK/doctor_before.out" "doctor: tcn1: OK   containers: $WORK/pyxis_like.so is listed before spank_dist.so: the shim is carried into its containers"
 assert_count "$WORK/ddp.err" "^dist-shim: container: entered by a plugin before the task started (pyxis or alike): the node's shim carried in" 1
 # The step's directories, made by the shims in the container's /tmp, are
 # removed at the step's end in the container's namespace (bounded wait).
@@ -65,7 +66,7 @@ done
 # Nothing of the image but the static program: every task sees the
 # contract, not the imported values, and no shim at the node's path.
 run_srun bare_ddp --mpi="$XMPI" --dist-mode=ddp -N3 --ntasks-per-node=2 \
-	--fake-container="$bare" /check "$shim"
+	--fake-container="$bare" /check "$SHIM"
 [ "$RC" -eq 0 ] || { cat "$WORK/bare_ddp.err" >&2; fail "ddp in a bare image exited $RC"; }
 port=$(sed -n 's/.* master=[^:]*:\([0-9]*\) .*/\1/p' "$WORK/bare_ddp.out" | sort -u)
 [ "$(echo "$port" | wc -l)" -eq 1 ] || fail "not one MASTER_PORT: $port"
@@ -93,7 +94,7 @@ done
 # mode mpi needs it without --dist-launcher).
 if [ "$XMPI" = pmix ]; then
 	run_srun bare_mpi --mpi=pmix --dist-mode=mpi -N3 --ntasks-per-node=2 \
-		--fake-container="$bare" /check "$shim"
+		--fake-container="$bare" /check "$SHIM"
 	[ "$RC" -eq 0 ] || { cat "$WORK/bare_mpi.err" >&2; fail "mpi in a bare image exited $RC"; }
 	assert_count "$WORK/bare_mpi.out" "^CHECK host=tcn[1-3] image=yes usr=no shim=no .* hostfile=[1-9][0-9]*$" 6
 fi
@@ -101,12 +102,15 @@ fi
 # --- listed after dist -----------------------------------------------------
 { cat "$WORK/good.plugstack"; echo "$fake"; } >"$good"
 run_srun after_auto --mpi="$XMPI" --dist-mode=ddp -N3 --ntasks-per-node=1 \
-	--fake-container="$bare" /check "$shim"
+	--fake-container="$bare" /check "$SHIM"
 [ "$RC" -ne 0 ] || fail "listed after dist without carry_shim=always, the step exited 0"
 assert_not_contains "$WORK/after_auto.out" "CHECK"
+# The doctor says so, and what to do.
+run_srun doctor_after -N1 -w tcn1 "$SHIM" --doctor
+assert_contains "$WORK/doctor_after.out" "doctor: tcn1: WARN containers: $WORK/pyxis_like.so is listed after spank_dist.so in plugstack.conf: the tasks it moves into a container fail at Slurm's exec (the shim is not in the image); list spank_dist.so after it, or add carry_shim=always"
 { sed 's|$| carry_shim=always|' "$WORK/good.plugstack"; echo "$fake"; } >"$good"
 run_srun after_always --mpi="$XMPI" --dist-mode=ddp -N3 --ntasks-per-node=1 \
-	--fake-container="$bare" /check "$shim"
+	--fake-container="$bare" /check "$SHIM"
 [ "$RC" -eq 0 ] || { cat "$WORK/after_always.err" >&2; fail "after dist with carry_shim=always exited $RC"; }
 for k in 1 2 3; do
 	assert_count "$WORK/after_always.out" "^CHECK host=tcn$k image=yes usr=no shim=no rank=[0-2] world=3 local=0 master=10\.77\.0\.1:[0-9]* ranktable=-1 hostfile=-1$" 1

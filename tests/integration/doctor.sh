@@ -25,6 +25,7 @@ for ((k = 1; k <= TC_NODES; k++)); do
 	assert_contains "$WORK/good.out" "doctor: $n: OK   interface: $(expected_ifname "$n") (10.77.0.$k) reaches slurmctld 10.77.0.254"
 	assert_contains "$WORK/good.out" "doctor: $n: OK   devices: hwloc sees"
 	assert_contains "$WORK/good.out" "doctor: $n: OK   npus: none on this node"
+	assert_contains "$WORK/good.out" "doctor: $n: OK   containers: no container plugin in plugstack.conf"
 	if [ "$XMPI" = pmix ]; then
 		assert_contains "$WORK/good.out" "doctor: $n: OK   pmix:"
 	else

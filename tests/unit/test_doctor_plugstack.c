@@ -116,6 +116,32 @@ static void test_bare_name_in_plugindir(void **state)
 	plugstack_line_free(&line);
 }
 
+/* The container plugins around ours, by name, in the order Slurm reads. */
+static void test_container_plugins(void **state)
+{
+	struct plugstack_line line;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	write_file("cont-inc.conf", "required /opt/lib/spank_pyxis.so\n");
+	write_file("cont.conf", "required /x/other.so\ninclude cont-inc.conf\n"
+	                        "required /opt/lib/spank_dist.so\nrequired /opt/lib/spank_dist.so\n"
+	                        "optional shifter_slurm.so\n");
+	assert_int_equal(find("cont.conf", NULL, &line, &err), 1);
+	assert_int_equal(line.lineno, 3);
+	assert_string_equal(line.container_before, "/opt/lib/spank_pyxis.so");
+	assert_string_equal(line.container_after, "shifter_slurm.so");
+	plugstack_line_free(&line);
+	write_file("cont2.conf", "required /opt/lib/spank_dist.so\nrequired spank_pyxis.so\n");
+	assert_int_equal(find("cont2.conf", NULL, &line, &err), 1);
+	assert_null(line.container_before);
+	assert_string_equal(line.container_after, "spank_pyxis.so");
+	plugstack_line_free(&line);
+	/* No line of ours: nothing is handed back, the plugins noted are freed. */
+	write_file("cont3.conf", "required spank_pyxis.so\n");
+	assert_int_equal(find("cont3.conf", NULL, &line, &err), 0);
+}
+
 static void test_not_loaded(void **state)
 {
 	struct plugstack_line line;
@@ -155,6 +181,7 @@ int main(void)
 	        cmocka_unit_test(test_optional_line),
 	        cmocka_unit_test(test_include_glob_relative),
 	        cmocka_unit_test(test_bare_name_in_plugindir),
+	        cmocka_unit_test(test_container_plugins),
 	        cmocka_unit_test(test_not_loaded),
 	        cmocka_unit_test(test_missing_and_loop),
 	};
