@@ -68,7 +68,7 @@ int dist_carry_parse(const char *text, long pid, struct dist_carried *c)
 	return 0;
 }
 
-/* ld.so [--argv0 NAME] --library-path DIRS /proc/self/fd/DIR/NAME ARGS...:
+/* ld.so --argv0 NAME --library-path DIRS /proc/self/fd/DIR/NAME ARGS...:
  * the node's libraries first, before the image's cache and directories;
  * the shim's own name as its argv[0], for its messages. */
 char **dist_carry_loader_argv(const struct dist_carried *c, int argc, char *const argv[])

@@ -12,7 +12,7 @@
 
 #include "dist_buf.h"
 #include "dist_carry.h"
-#include "dist_launch.h"
+#include "dist_env.h"
 
 /* Where the shim's libraries were found at build time, ':'-separated. */
 #ifndef DIST_SHIM_LIBDIRS

@@ -10,7 +10,7 @@
  *   - slurm_spank_init_post_opt in slurmstepd: notes its own mount namespace
  *     and makes a socket on which the tasks hand theirs over (taskns.c).
  *   - slurm_spank_task_init_privileged in each task's process: opens
- *     (O_PATH) the shim's directory, the loader its ELF header names,
+ *     (O_PATH, with the job's user's effective ids) the shim's directory, the loader its ELF header names,
  *     dist-shim-enter and the shim's library directories, so that the shim
  *     can be carried into a container a later plugin enters (carry.c);
  *     reads nothing but the shim's ELF header.
@@ -303,8 +303,9 @@ static const char *shim_to_exec(spank_t sp)
 	}
 	path = carry_wrap_path(sp, &err);
 	if (!path)
-		slurm_error("dist: the shim %s is not in this task's reach (a plugin before dist "
-		            "moved the task into a container) and could not be carried in: %s",
+		slurm_error("dist: the shim %s is not executable in this task (a wrong shim= in "
+		            "plugstack.conf, or a plugin before dist moved the task into a "
+		            "container) and could not be carried in: %s",
 		            config.shim, err.msg);
 	return path;
 }
