@@ -36,6 +36,7 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg.shim, DEFAULT_SHIM);
 	assert_string_equal(cfg.port_range, "20000-31999");
 	assert_string_equal(cfg.timeout, "");
+	assert_false(cfg.carry_always);
 }
 
 static void test_all_settings(void **state)
@@ -165,6 +166,25 @@ static void test_timeout_invalid(void **state)
 	assert_timeout_rejected("");
 }
 
+static void test_carry_shim(void **state)
+{
+	char *always[] = {"carry_shim=always", NULL}, *automatic[] = {"carry_shim=auto", NULL};
+	char *bad[] = {"carry_shim=yes", NULL},
+	     *back[] = {"carry_shim=always", "carry_shim=auto", NULL};
+	struct dist_config cfg;
+	struct dist_err err = {{0}};
+
+	(void)state;
+	assert_int_equal(parse(&cfg, &err, always), 0);
+	assert_true(cfg.carry_always);
+	assert_int_equal(parse(&cfg, &err, automatic), 0);
+	assert_false(cfg.carry_always);
+	assert_int_equal(parse(&cfg, &err, back), 0);
+	assert_false(cfg.carry_always);
+	assert_int_equal(parse(&cfg, &err, bad), -1);
+	assert_string_equal(err.msg, "carry_shim=yes: expected auto or always");
+}
+
 static void test_unknown_key_rejected(void **state)
 {
 	char *args[] = {"timeout=10", "colour=blue", NULL};
@@ -175,14 +195,15 @@ static void test_unknown_key_rejected(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&cfg, &err, args), -1);
-	assert_string_equal(
-	        err.msg, "unknown plugstack argument 'colour' (known: shim, port_range, timeout, carry_shim)");
+	assert_string_equal(err.msg, "unknown plugstack argument 'colour' (known: shim, "
+	                             "port_range, timeout, carry_shim)");
 	assert_int_equal(parse(&cfg, &err, prefix), -1);
-	assert_string_equal(err.msg,
-	                    "unknown plugstack argument 'shi' (known: shim, port_range, timeout, carry_shim)");
-	assert_int_equal(parse(&cfg, &err, longer), -1);
 	assert_string_equal(
-	        err.msg, "unknown plugstack argument 'shims' (known: shim, port_range, timeout, carry_shim)");
+	        err.msg,
+	        "unknown plugstack argument 'shi' (known: shim, port_range, timeout, carry_shim)");
+	assert_int_equal(parse(&cfg, &err, longer), -1);
+	assert_string_equal(err.msg, "unknown plugstack argument 'shims' (known: shim, port_range, "
+	                             "timeout, carry_shim)");
 }
 
 static void test_argument_without_equals_rejected(void **state)
@@ -208,6 +229,7 @@ int main(void)
 	        cmocka_unit_test(test_port_range_invalid),
 	        cmocka_unit_test(test_timeout_valid),
 	        cmocka_unit_test(test_timeout_invalid),
+	        cmocka_unit_test(test_carry_shim),
 	        cmocka_unit_test(test_unknown_key_rejected),
 	        cmocka_unit_test(test_argument_without_equals_rejected),
 	};
