@@ -11,7 +11,12 @@ show='echo "$(hostname) $SLURM_LOCALID gpus=$CUDA_VISIBLE_DEVICES cpus=$(taskset
 run_srun per_node --mpi=$XMPI --dist-mode=ddp --dist-explain -N2 --ntasks-per-node=2 \
 	--gpus-per-node=2 bash -c "$show"
 [ "$RC" -eq 0 ] || { cat "$WORK/per_node.err" >&2; fail "srun exited $RC"; }
-for n in tcn1 tcn2; do
+# The two nodes the step got: any two of the three (one may still be
+# completing the job before).
+step_nodes() { awk '{print $1}' "$1" | sort -u | tr '\n' ' '; }
+nodes=$(step_nodes "$WORK/per_node.out")
+[ "$(echo "$nodes" | wc -w)" -eq 2 ] || fail "not two nodes: $nodes"
+for n in $nodes; do
 	assert_count "$WORK/per_node.out" "^$n 0 gpus=0,1 cpus=0 omp=1$" 1
 	assert_count "$WORK/per_node.out" "^$n 1 gpus=0,1 cpus=1 omp=1$" 1
 	# --dist-explain: each task's line names its GPU (the Nth of the list).
@@ -19,7 +24,8 @@ for n in tcn1 tcn2; do
 	assert_count "$WORK/per_node.err" "^dist-shim: $n rank [0-3]: 1 *1 *1 " 1
 done
 # ... and the key variables each task will see.
-assert_count "$WORK/per_node.err" '^    MASTER_ADDR=10\.77\.0\.1$' 4
+first=$(grep -m1 -o '^    MASTER_ADDR=10\.77\.0\.[1-3]$' "$WORK/per_node.err")
+assert_count "$WORK/per_node.err" "^$first\$" 4
 assert_count "$WORK/per_node.err" '^    CUDA_VISIBLE_DEVICES=0,1$' 4
 assert_count "$WORK/per_node.err" '^    OMP_NUM_THREADS=1$' 4
 
@@ -34,7 +40,9 @@ assert_count "$WORK/shared.out" '^shared$' 4
 run_srun plan --mpi=$XMPI --dist-mode=ddp -N2 --ntasks-per-node=2 --gpus-per-node=2 bash -c \
 	'd=$(echo ${TMPDIR:-/tmp}/slurm-dist.job$SLURM_JOB_ID.step$SLURM_STEP_ID.*); echo "$(hostname) $SLURM_LOCALID cpus=$(taskset -cp $$ | sed "s/.*: //")"; [ "$SLURM_LOCALID" = 0 ] && sed "s/^/$(hostname) plan: /" "$d/bind-plan"; true'
 [ "$RC" -eq 0 ] || { cat "$WORK/plan.err" >&2; fail "srun exited $RC"; }
-for n in tcn1 tcn2; do
+nodes=$(grep -v ' plan: ' "$WORK/plan.out" | awk '{print $1}' | sort -u | tr '\n' ' ')
+[ "$(echo "$nodes" | wc -w)" -eq 2 ] || fail "not two nodes: $nodes"
+for n in $nodes; do
 	assert_count "$WORK/plan.out" "^$n plan: slurm-dist bind plan 1$" 1
 	assert_count "$WORK/plan.out" "^$n plan: gpus 0,1$" 1
 	assert_count "$WORK/plan.out" "^$n plan: 0 0 0 - 1 -1$" 1
