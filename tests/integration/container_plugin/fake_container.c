@@ -110,7 +110,6 @@ static int make_file(const char *path)
 static int bind_in(const char *src, const char *target)
 {
 	char at[PATH_MAX];
-
 	struct stat st;
 
 	snprintf(at, sizeof(at), "%s%s", image, target);
