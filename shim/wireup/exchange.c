@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/module.h"
@@ -673,6 +674,11 @@ void wireup_abort(const char *why)
 	const struct wireup_transport *t =
 	        used ? used : load_transport(wireup_pmi_of_step(), &ignored);
 
+	/* The abort kills the step's tasks at once, and slurmstepd may not
+	 * have forwarded the line the caller just printed: seen losing it in
+	 * about one run in six under PMI2 (pmi2_failures). A moment for it. */
+	fflush(stderr);
+	nanosleep(&(struct timespec){.tv_nsec = WIREUP_ABORT_MSG_GRACE_MS * 1000000L}, NULL);
 	if (t)
 		t->abort(why);
 }

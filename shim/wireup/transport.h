@@ -81,5 +81,7 @@ int wireup_wait_for(struct wireup_wait *wait, unsigned timeout_s, int *status,
  * abort: an abort that reaches srun while it is still launching the step
  * ends the launch before this task's stderr is forwarded. */
 #define WIREUP_ABORT_GRACE_S 2
+/* Milliseconds an aborting task gives its last message to reach srun. */
+#define WIREUP_ABORT_MSG_GRACE_MS 300
 
 #endif
