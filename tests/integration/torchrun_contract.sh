@@ -58,5 +58,5 @@ assert_contains "$WORK/record.out" "RECORDED rank=1 error=RuntimeError: probe fa
 # The shim's report names the failing rank and its error once, as
 # torchrun's summary does; the rank that succeeded reports nothing.
 assert_count "$WORK/record.err" \
-	'^dist-shim: error: tcn1 rank 1: failed: RuntimeError: probe failure on rank 1 (recorded in /' 1
+	'^dist-shim: error: tcn[1-3] rank 1: failed: RuntimeError: probe failure on rank 1 (recorded in /' 1
 assert_count "$WORK/record.err" '^dist-shim: ' 1
