@@ -20,6 +20,13 @@
  * container plugin imported (pyxis, enroot's hooks). */
 #define DIST_SHIM_ENV_USER_NAMES "DIST_SHIM_USER_NAMES"
 #define DIST_SHIM_ENTER_NAME     "dist-shim-enter"
+/* Where dist-shim-enter is, from the shim's directory: the install's module
+ * directory (DIST_SHIM_MODULE_RELDIR, from the build), else beside the shim
+ * (a build tree, a test cluster's copy). For the plugin and the doctor. */
+#define DIST_SHIM_ENTER_PLACES                                                                     \
+	{                                                                                          \
+		DIST_SHIM_MODULE_RELDIR "/" DIST_SHIM_ENTER_NAME, DIST_SHIM_ENTER_NAME             \
+	}
 /* Library directories: the few the build found the shim's libraries in. */
 #define DIST_CARRY_MAX_LIBS 8
 #define DIST_CARRY_NAME_MAX 64

@@ -81,14 +81,11 @@ static int open_loader(int dir, const char *name)
 	return 0;
 }
 
-/* dist-shim-enter, where the modules are: the install's library directory,
- * else beside the shim (a build tree, a test cluster's copy). Only the
- * task's own exec needs it, which is over before the plugin's exec hands
- * on: close-on-exec. */
+/* dist-shim-enter (DIST_SHIM_ENTER_PLACES). Only the task's own exec needs
+ * it, which is over before the plugin's exec hands on: close-on-exec. */
 static int open_enter(int dir)
 {
-	const char *const places[] = {DIST_SHIM_MODULE_RELDIR "/" DIST_SHIM_ENTER_NAME,
-	                              DIST_SHIM_ENTER_NAME};
+	const char *const places[] = DIST_SHIM_ENTER_PLACES;
 
 	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]) && enter < 0; i++)
 		enter = openat(dir, places[i], O_PATH | O_CLOEXEC);

@@ -110,20 +110,19 @@ static void check_line_args(struct doctor *d, struct plugstack_line *line)
 		d->have_line = true;
 }
 
-/* dist-shim-enter where the plugin looks for it: the install's module
- * directory from the shim's, or beside the shim (spank/carry.c). */
+/* dist-shim-enter where the plugin looks for it (DIST_SHIM_ENTER_PLACES). */
 static bool enter_installed(const char *shim)
 {
-	const char *const places[] = {DIST_SHIM_MODULE_RELDIR "/" DIST_SHIM_ENTER_NAME,
-	                              DIST_SHIM_ENTER_NAME};
+	const char *const places[] = DIST_SHIM_ENTER_PLACES;
 	char copy[PATH_MAX], path[PATH_MAX + 64];
+	const char *dir;
 	bool found = false;
 
 	snprintf(copy, sizeof(copy), "%s", shim);
+	dir = dirname(copy);
 	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]) && !found; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dirname(copy), places[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, places[i]);
 		found = access(path, X_OK) == 0;
-		snprintf(copy, sizeof(copy), "%s", shim);
 	}
 	return found;
 }

@@ -34,8 +34,7 @@ int main(int argc, char **argv)
 		execv(loader, line);
 	fprintf(stderr,
 	        "dist-shim-enter: error: cannot start the node's shim through %s: %s; the "
-	        "container "
-	        "needs /proc mounted\n",
+	        "container needs /proc mounted\n",
 	        loader, line ? strerror(errno) : "out of memory");
 	return 127;
 }
